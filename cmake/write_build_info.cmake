@@ -1,0 +1,22 @@
+# Script mode: writes OUTPUT with VERSION and the git commit of SOURCE_DIR.
+find_package(Git QUIET)
+set(commit "unknown")
+if(GIT_FOUND)
+  execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SOURCE_DIR} rev-parse --short=12 HEAD
+                  OUTPUT_VARIABLE head RESULT_VARIABLE rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(rc EQUAL 0)
+    set(commit ${head})
+    execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SOURCE_DIR} status --porcelain --untracked-files=no
+                    OUTPUT_VARIABLE dirty ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(dirty)
+      string(APPEND commit "-dirty")
+    endif()
+  endif()
+endif()
+set(content "// Generated at build time. Do not edit.\n#pragma once\nnamespace ktune::build_info {\ninline constexpr const char* version = \"${VERSION}\";\ninline constexpr const char* git_commit = \"${commit}\";\n}\n")
+if(EXISTS ${OUTPUT})
+  file(READ ${OUTPUT} old)
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE ${OUTPUT} "${content}")
+endif()

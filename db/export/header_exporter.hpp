@@ -1,0 +1,31 @@
+// Writes tuned/<family>.hpp: the winning configs as named compile-time structs with provenance
+// and a lookup with the fallback chain device -> architecture -> vendor -> default, choosing the
+// nearest tuned shape when the exact shape was not tuned. Also writes tuned/<family>.json.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+#include "tuner/core/config.hpp"
+
+namespace ktune {
+
+struct ExportFamily {
+  std::string family;
+  std::vector<std::string> dim_names;    // problem dims, in the family's order
+  std::vector<std::string> param_names;  // config parameters, in the space's order
+  Config default_config;                 // the family's untuned default (search space "default")
+  std::string database;                  // path of the database the entries came from
+  std::vector<BestMeasurement> entries;  // from Store::best_measurements(family)
+};
+
+// Returns the header text (deterministic for the same input apart from the generation date).
+std::string render_header(const ExportFamily& input, const std::string& generated_at);
+nlohmann::json render_json(const ExportFamily& input, const std::string& generated_at);
+
+// Writes <out_dir>/<family>.hpp and <out_dir>/<family>.json; returns the header path.
+std::filesystem::path write_exports(const ExportFamily& input, const std::filesystem::path& out_dir);
+
+}  // namespace ktune

@@ -1,0 +1,114 @@
+// The results database: SQLite in WAL mode with numbered migrations (db/migrations/NNN_*.sql,
+// embedded at build time). One transaction per result, so a kill -9 loses at most the config
+// in flight. A rerun resumes: a measurement is keyed by device fingerprint, kernel source hash,
+// problem and config.
+//
+//   auto store = Store::open("ktune.db");
+//   auto device = store.upsert_device(info);
+//   auto kernel = store.upsert_kernel("rmsnorm", "cpu", source_hash);
+//   auto problem = store.upsert_problem(problem);
+//   auto run = store.begin_run({...});
+//   auto done = store.load_measurements(device, kernel, problem);   // config key -> result
+//   store.record_measurement(run, device, kernel, problem, config, result);
+//   store.finish_run(run, "finished");
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/core/config.hpp"
+#include "tuner/core/device.hpp"
+#include "tuner/core/problem.hpp"
+#include "tuner/measure/evaluation.hpp"
+
+namespace ktune {
+
+struct RunInfo {
+  std::string ktune_version;
+  std::string git_commit;
+  std::vector<std::string> argv;
+  std::string hostname;
+  std::string command;   // "tune", later "bench"
+  std::string strategy;
+  std::uint64_t seed = 0;
+};
+
+// One stored measurement with the context needed to export it.
+struct StoredMeasurement {
+  std::int64_t id = 0;
+  std::int64_t run_id = 0;
+  Config config;
+  EvaluationResult result;
+  std::string measured_at;  // ISO-8601 UTC
+};
+
+// The best ok measurement of one (device, kernel, problem), for exporters.
+struct BestMeasurement {
+  std::int64_t measurement_id = 0;
+  DeviceInfo device;
+  std::string family;
+  std::string backend;
+  std::string source_hash;
+  Problem problem;
+  Config config;
+  SampleStatistics stats;
+  double error = -1;
+  std::string measured_at;
+  std::string ktune_version;  // of the run that measured it
+  std::string git_commit;
+};
+
+class Store {
+ public:
+  // Opens or creates the database and applies pending migrations. Throws InputError naming the
+  // file when it is not a SQLite database, is corrupt, is not a ktune database, or was written
+  // by a newer schema than this binary knows; in those cases nothing is written to the file.
+  static Store open(const std::filesystem::path& path);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::filesystem::path& path() const;
+  int schema_version() const;
+  static int latest_schema_version();
+
+  std::int64_t upsert_device(const DeviceInfo& device);
+  std::int64_t upsert_kernel(const std::string& family, const std::string& backend,
+                             const std::string& source_hash);
+  std::int64_t upsert_problem(const Problem& problem);
+
+  std::int64_t begin_run(const RunInfo& run, std::int64_t device_id, std::int64_t kernel_id,
+                         std::int64_t problem_id);
+  void finish_run(std::int64_t run_id, const std::string& status);  // "finished", "interrupted", ...
+
+  // Every measurement already stored for this device, kernel and problem, keyed by Config::key().
+  std::map<std::string, StoredMeasurement> load_measurements(std::int64_t device_id,
+                                                             std::int64_t kernel_id,
+                                                             std::int64_t problem_id);
+  // Stores one result in its own transaction; returns the measurement id. A second result for
+  // the same key replaces nothing and returns the existing id (measured once, never twice).
+  std::int64_t record_measurement(std::int64_t run_id, std::int64_t device_id,
+                                  std::int64_t kernel_id, std::int64_t problem_id,
+                                  const Config& config, const EvaluationResult& result);
+
+  // For every (device, kernel source, problem) of `family` (all families when empty): the ok
+  // measurement with the lowest median. Ordered by backend, device, problem.
+  std::vector<BestMeasurement> best_measurements(const std::string& family = "");
+  // Families that have at least one measurement.
+  std::vector<std::string> measured_families();
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,28 @@
+// The result of evaluating one config on one device: outcome, verification error and timings.
+// This is what the worker sends back and what the store records.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/core/outcome.hpp"
+#include "tuner/measure/statistics.hpp"
+
+namespace ktune {
+
+struct EvaluationResult {
+  Outcome outcome = Outcome::ok;
+  std::string message;               // why it failed, or notes (e.g. "time cap reached")
+  std::vector<double> samples_ns;    // every timed sample, in order
+  SampleStatistics stats;            // summary of samples_ns
+  double error = -1;                 // relative L2 error vs the reference; -1 when not verified
+  double compile_ms = 0;             // time to build the variant (0 when prebuilt)
+  nlohmann::json environment = nlohmann::json::object();  // clocks, throttling, ...
+
+  nlohmann::json to_json() const;
+  static EvaluationResult from_json(const nlohmann::json& json);
+};
+
+}  // namespace ktune
