@@ -8,4 +8,5 @@ add_custom_target(ktune_build_info
           -DVERSION=${PROJECT_VERSION}
           -P ${PROJECT_SOURCE_DIR}/cmake/write_build_info.cmake
   BYPRODUCTS ${KTUNE_BUILD_INFO_DIR}/ktune/build_info.hpp
-  COMMENT "Recording ktune version and git commit")
+  COMMENT "Recording ktune version and git commit"
+  VERBATIM)

@@ -1,0 +1,10 @@
+# Script mode: OUTPUT, NAME, SOURCES ("|"-separated), FLAVOUR (compiler and flags).
+string(REPLACE "|" ";" source_list "${SOURCES}")
+set(all "${FLAVOUR}\n")
+foreach(source ${source_list})
+  file(READ ${source} text)
+  string(APPEND all "${text}")
+endforeach()
+string(SHA256 hash "${all}")
+string(SUBSTRING ${hash} 0 16 short)
+file(WRITE ${OUTPUT} "// Generated at build time. Do not edit.\n#pragma once\nnamespace ktune::source_hash {\ninline constexpr const char* ${NAME} = \"${short}\";\n}\n")

@@ -1,0 +1,66 @@
+#include "kernels/family.hpp"
+
+#include <random>
+
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+
+double KernelFamily::byte_count(const Problem& problem) const {
+  double elements = 0;
+  for (const auto& tensor : tensors(problem)) elements += static_cast<double>(tensor.elements);
+  return elements * element_bytes(problem.precision);
+}
+
+double KernelFamily::tolerance(Precision precision) const { return default_tolerance(precision); }
+
+Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& overrides,
+                                   Precision precision) const {
+  const auto specs = dims();
+  std::vector<std::string> valid;
+  for (const auto& spec : specs) valid.push_back(spec.name);
+  for (const auto& [name, value] : overrides) {
+    bool known = false;
+    for (const auto& spec : specs) known = known || spec.name == name;
+    if (!known)
+      throw InputError("--shape: '" + name + "' is not a dimension of " + this->name() +
+                       "; its dimensions are: " + join_names(valid));
+    if (value < 1)
+      throw InputError("--shape: " + name + "=" + std::to_string(value) + " must be at least 1");
+  }
+  const auto supported = precisions();
+  bool precision_ok = false;
+  std::vector<std::string> precision_names;
+  for (Precision p : supported) {
+    precision_ok = precision_ok || p == precision;
+    precision_names.emplace_back(to_string(p));
+  }
+  if (!precision_ok)
+    throw InputError("--precision: " + std::string(to_string(precision)) + " is not supported by " +
+                     this->name() + "; supported: " + join_names(precision_names));
+
+  Problem problem;
+  problem.family = name();
+  problem.precision = precision;
+  for (const auto& spec : specs) {
+    const auto it = overrides.find(spec.name);
+    problem.dims.emplace_back(spec.name, it == overrides.end() ? spec.default_value : it->second);
+  }
+  return problem;
+}
+
+HostTensors KernelFamily::make_inputs(const Problem& problem, std::uint64_t seed) const {
+  std::mt19937_64 rng(seed);
+  HostTensors host;
+  for (const auto& tensor : tensors(problem)) {
+    std::vector<double> values(static_cast<std::size_t>(tensor.elements), 0.0);
+    if (!tensor.is_output) {
+      std::uniform_real_distribution<double> uniform(tensor.low, tensor.high);
+      for (auto& v : values) v = uniform(rng);
+    }
+    host.push_back(std::move(values));
+  }
+  return host;
+}
+
+}  // namespace ktune

@@ -1,0 +1,76 @@
+// The kernel family contract. Everything about one operation lives in kernels/<family>/:
+// its problem (named dims, tensors, FLOP and byte formulas, tolerance per precision), a float64
+// CPU reference, and one implementation per backend. Backends and the tuner read a family only
+// through this interface, by name.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tuner/core/problem.hpp"
+
+namespace ktune {
+
+class CpuKernel;
+
+struct DimSpec {
+  std::string name;
+  std::int64_t default_value;
+  std::string help;
+};
+
+// One tensor of a problem, in the order kernels receive them. Inputs come first.
+struct TensorSpec {
+  std::string name;
+  std::int64_t elements;
+  bool is_output;
+  // Random inputs are drawn uniformly from [low, high] (never all zeros).
+  double low = -1.0;
+  double high = 1.0;
+};
+
+// Host copies of a problem's tensors in float64, indexed like tensors().
+using HostTensors = std::vector<std::vector<double>>;
+
+class KernelFamily {
+ public:
+  virtual ~KernelFamily() = default;
+
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;
+  virtual std::vector<DimSpec> dims() const = 0;
+  virtual std::vector<Precision> precisions() const = 0;
+  virtual std::vector<TensorSpec> tensors(const Problem& problem) const = 0;
+  virtual double flop_count(const Problem& problem) const = 0;
+  // Each input read once plus each output written once, at the problem's precision.
+  virtual double byte_count(const Problem& problem) const;
+  // True when speed is limited by memory bandwidth (decides L2 flushing and the roofline).
+  virtual bool memory_bound() const { return true; }
+  virtual double tolerance(Precision precision) const;
+
+  // Reads the input tensors and writes the outputs, all in float64.
+  virtual void reference(const Problem& problem, HostTensors& tensors) const = 0;
+
+  // The CPU implementation, or nullptr when the family has none.
+  virtual const CpuKernel* cpu_kernel() const { return nullptr; }
+
+  // Builds a problem from "dim=value" overrides on top of the defaults; InputError names an
+  // unknown dim (listing the valid ones) or a value below 1.
+  Problem make_problem(const std::map<std::string, std::int64_t>& overrides, Precision precision) const;
+  // Random inputs from `seed`, outputs zeroed.
+  HostTensors make_inputs(const Problem& problem, std::uint64_t seed) const;
+};
+
+// All families compiled into this binary. Test-only families (kernels/testing/) are included
+// only when the environment variable KTUNE_ENABLE_TEST_FAMILIES=1 is set.
+std::vector<const KernelFamily*> all_families();
+// InputError listing the valid names when `name` is unknown.
+const KernelFamily& find_family(std::string_view name);
+// The families `ktune tune` tunes when no --kernel is given.
+std::vector<std::string> default_family_names();
+
+}  // namespace ktune

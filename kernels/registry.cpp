@@ -1,0 +1,39 @@
+// The families compiled into ktune. Adding a family: a folder kernels/<name>/ with its problem,
+// reference and backend sources, a search space per backend in search_spaces/, and a line here.
+#include <cstdlib>
+#include <string>
+
+#include "kernels/family.hpp"
+#include "kernels/rmsnorm/rmsnorm.hpp"
+#include "kernels/swiglu/swiglu.hpp"
+#include "kernels/testing/fault_injection.hpp"
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+namespace {
+
+bool test_families_enabled() {
+  const char* flag = std::getenv("KTUNE_ENABLE_TEST_FAMILIES");
+  return flag != nullptr && std::string(flag) == "1";
+}
+
+}  // namespace
+
+std::vector<const KernelFamily*> all_families() {
+  std::vector<const KernelFamily*> families{&rmsnorm_family(), &swiglu_family()};
+  if (test_families_enabled()) families.push_back(&fault_injection_family());
+  return families;
+}
+
+const KernelFamily& find_family(std::string_view name) {
+  std::vector<std::string> names;
+  for (const KernelFamily* family : all_families()) {
+    if (family->name() == name) return *family;
+    names.push_back(family->name());
+  }
+  throw InputError("unknown kernel '" + std::string(name) + "'; valid kernels: " + join_names(names));
+}
+
+std::vector<std::string> default_family_names() { return {"rmsnorm", "swiglu"}; }
+
+}  // namespace ktune

@@ -1,0 +1,88 @@
+// RMSNorm on the CPU. Tunables (search_spaces/rmsnorm.cpu.json):
+//   threads        threads of the pool that take part
+//   rows_per_task  rows handed to a thread at a time (scheduling granularity)
+//   vector_width   float lanes per accumulator (W); the sum of squares keeps W partial sums so
+//                  the reduction vectorises without reassociating a single running sum
+//   unroll         independent accumulators of W lanes (U), hiding the add latency
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/common/cpu_dispatch.hpp"
+#include "kernels/common/cpu_numeric.hpp"
+#include "kernels/rmsnorm/rmsnorm.hpp"
+#include "ktune/source_hash/rmsnorm_cpu.hpp"
+#include "tuner/backends/cpu/thread_pool.hpp"
+
+namespace ktune {
+namespace {
+
+using cpu::from_float;
+using cpu::to_float;
+
+template <typename T, int W, int U>
+void rmsnorm_row(const T* x, const T* weight, T* out, std::int64_t cols) {
+  float partial[U][W] = {};
+  std::int64_t c = 0;
+  for (; c + W * U <= cols; c += W * U)
+    for (int u = 0; u < U; ++u)
+      for (int lane = 0; lane < W; ++lane) {
+        const float v = to_float(x[c + u * W + lane]);
+        partial[u][lane] += v * v;
+      }
+  float sum_sq = 0;
+  for (int u = 0; u < U; ++u)
+    for (int lane = 0; lane < W; ++lane) sum_sq += partial[u][lane];
+  for (; c < cols; ++c) sum_sq += to_float(x[c]) * to_float(x[c]);
+
+  const float inv_rms = 1.0f / std::sqrt(sum_sq / static_cast<float>(cols) + static_cast<float>(kRmsNormEpsilon));
+  c = 0;
+  for (; c + W <= cols; c += W)
+    for (int lane = 0; lane < W; ++lane)
+      out[c + lane] = from_float<T>(to_float(x[c + lane]) * inv_rms * to_float(weight[c + lane]));
+  for (; c < cols; ++c) out[c] = from_float<T>(to_float(x[c]) * inv_rms * to_float(weight[c]));
+}
+
+class RmsNormCpu final : public CpuKernel {
+ public:
+  std::string source_hash() const override { return source_hash::rmsnorm_cpu; }
+
+  std::function<void()> prepare(const CpuLaunchContext& context) const override {
+    const std::int64_t rows = context.problem.dim("rows");
+    const std::int64_t cols = context.problem.dim("cols");
+    const int threads = static_cast<int>(context.config.get_int("threads"));
+    const std::int64_t rows_per_task = context.config.get_int("rows_per_task");
+    if (rows_per_task < 1) throw UnsupportedConfig("rows_per_task must be at least 1");
+    const std::int64_t vector_width = context.config.get_int("vector_width");
+    const std::int64_t unroll = context.config.get_int("unroll");
+    std::function<void()> launch;
+    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+      using RowFn = void (*)(const T*, const T*, T*, std::int64_t);
+      const RowFn row_fn = cpu::select_variant<RowFn>(
+          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll,
+          []<int W, int U>() { return &rmsnorm_row<T, W, U>; });
+      const T* x = static_cast<const T*>(context.tensors[0].data);
+      const T* weight = static_cast<const T*>(context.tensors[1].data);
+      T* out = static_cast<T*>(context.tensors[2].data);
+      ThreadPool* pool = &context.pool;
+      const std::int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
+      launch = [=] {
+        pool->parallel_for(tasks, threads, [=](std::int64_t task) {
+          const std::int64_t end = std::min(rows, (task + 1) * rows_per_task);
+          for (std::int64_t r = task * rows_per_task; r < end; ++r)
+            row_fn(x + r * cols, weight, out + r * cols, cols);
+        });
+      };
+    });
+    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
+    return launch;
+  }
+};
+
+}  // namespace
+
+const CpuKernel& rmsnorm_cpu_kernel() {
+  static const RmsNormCpu kernel;
+  return kernel;
+}
+
+}  // namespace ktune

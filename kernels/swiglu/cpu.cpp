@@ -1,0 +1,91 @@
+// SwiGLU on the CPU. Tunables (search_spaces/swiglu.cpu.json):
+//   threads, rows_per_task  as for rmsnorm: parallelism and scheduling granularity
+//   vector_width, unroll    elements per step (W lanes x U groups) of the elementwise loop
+//   exp                     "libm" (std::exp per element) or "poly" (a polynomial exp that
+//                           vectorises across lanes; see kernels/common/cpu_math.hpp)
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/common/cpu_dispatch.hpp"
+#include "kernels/common/cpu_math.hpp"
+#include "kernels/common/cpu_numeric.hpp"
+#include "kernels/swiglu/swiglu.hpp"
+#include "ktune/source_hash/swiglu_cpu.hpp"
+#include "tuner/backends/cpu/thread_pool.hpp"
+
+namespace ktune {
+namespace {
+
+using cpu::from_float;
+using cpu::to_float;
+
+enum class ExpKind { libm, poly };
+
+template <ExpKind E>
+inline float silu(float gate) {
+  const float e = E == ExpKind::poly ? cpu::exp_poly(-gate) : std::exp(-gate);
+  return gate / (1.0f + e);
+}
+
+template <typename T, ExpKind E, int W, int U>
+void swiglu_row(const T* gate, const T* up, T* out, std::int64_t cols) {
+  std::int64_t c = 0;
+  for (; c + W * U <= cols; c += W * U)
+    for (int u = 0; u < U; ++u)
+      for (int lane = 0; lane < W; ++lane) {
+        const std::int64_t i = c + u * W + lane;
+        out[i] = from_float<T>(silu<E>(to_float(gate[i])) * to_float(up[i]));
+      }
+  for (; c < cols; ++c) out[c] = from_float<T>(silu<E>(to_float(gate[c])) * to_float(up[c]));
+}
+
+class SwiGluCpu final : public CpuKernel {
+ public:
+  std::string source_hash() const override { return source_hash::swiglu_cpu; }
+
+  std::function<void()> prepare(const CpuLaunchContext& context) const override {
+    const std::int64_t rows = context.problem.dim("rows");
+    const std::int64_t cols = context.problem.dim("cols");
+    const int threads = static_cast<int>(context.config.get_int("threads"));
+    const std::int64_t rows_per_task = context.config.get_int("rows_per_task");
+    if (rows_per_task < 1) throw UnsupportedConfig("rows_per_task must be at least 1");
+    const std::int64_t vector_width = context.config.get_int("vector_width");
+    const std::int64_t unroll = context.config.get_int("unroll");
+    const Value& exp_value = context.config.at("exp");
+    const auto* exp_name = std::get_if<std::string>(&exp_value);
+    if (!exp_name || (*exp_name != "libm" && *exp_name != "poly"))
+      throw UnsupportedConfig("exp must be \"libm\" or \"poly\", got " + to_string(exp_value));
+    const bool poly = *exp_name == "poly";
+
+    std::function<void()> launch;
+    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+      using RowFn = void (*)(const T*, const T*, T*, std::int64_t);
+      const RowFn row_fn = cpu::select_variant<RowFn>(
+          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
+            return poly ? &swiglu_row<T, ExpKind::poly, W, U> : &swiglu_row<T, ExpKind::libm, W, U>;
+          });
+      const T* x = static_cast<const T*>(context.tensors[0].data);
+      T* out = static_cast<T*>(context.tensors[1].data);
+      ThreadPool* pool = &context.pool;
+      const std::int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
+      launch = [=] {
+        pool->parallel_for(tasks, threads, [=](std::int64_t task) {
+          const std::int64_t end = std::min(rows, (task + 1) * rows_per_task);
+          for (std::int64_t r = task * rows_per_task; r < end; ++r)
+            row_fn(x + r * 2 * cols, x + r * 2 * cols + cols, out + r * cols, cols);
+        });
+      };
+    });
+    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
+    return launch;
+  }
+};
+
+}  // namespace
+
+const CpuKernel& swiglu_cpu_kernel() {
+  static const SwiGluCpu kernel;
+  return kernel;
+}
+
+}  // namespace ktune

@@ -1,0 +1,86 @@
+// Every valid config of every CPU family, in every precision, on odd shapes, against the
+// float64 reference (the same check a tune makes, run here in-process).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "kernels/family.hpp"
+#include "tuner/backends/cpu/cpu_backend.hpp"
+#include "tuner/core/search_space.hpp"
+
+namespace ktune {
+namespace {
+
+MeasureSettings one_sample() {
+  MeasureSettings settings;
+  settings.seed = 99;
+  settings.warmup_runs = 0;
+  settings.stopping.min_samples = 1;
+  settings.stopping.max_samples = 1;
+  settings.stopping.min_time_s = 0;
+  return settings;
+}
+
+class CpuFamilies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuFamilies, EveryValidConfigIsCorrectOnOddShapes) {
+  CpuBackend backend;
+  const KernelFamily& family = find_family(GetParam());
+  const SearchSpace space =
+      SearchSpace::load(std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces" / (GetParam() + ".cpu.json"));
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 1}, {3, 17}, {37, 1001}, {5, 4097}};
+  std::size_t checked = 0;
+  for (Precision precision : family.precisions())
+    for (const auto& [rows, cols] : shapes) {
+      const Problem problem = family.make_problem({{"rows", rows}, {"cols", cols}}, precision);
+      SpaceContext context{{"rows", Value{rows}}, {"cols", Value{cols}}};
+      for (const auto& [name, value] : backend.device().limits) context[name] = Value{value};
+      const ValidConfigs valid = space.enumerate(context);
+      ASSERT_GT(valid.size(), 0u);
+      for (std::size_t i = 0; i < valid.size(); ++i) {
+        const Config config = valid.config(i);
+        const EvaluationResult result = backend.evaluate(family, problem, config, one_sample());
+        ASSERT_EQ(result.outcome, Outcome::ok)
+            << problem.describe() << " " << config.describe() << ": " << result.message;
+        EXPECT_LE(result.error, family.tolerance(precision));
+        EXPECT_EQ(result.samples_ns.size(), 1u);
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 100u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, CpuFamilies, ::testing::Values("rmsnorm", "swiglu"));
+
+TEST(CpuBackend, ReferenceCatchesWrongAndNaNOutputs) {
+  setenv("KTUNE_ENABLE_TEST_FAMILIES", "1", 1);
+  CpuBackend backend;
+  const KernelFamily& family = find_family("fault_injection");
+  const Problem problem = family.make_problem({{"n", 1000}}, Precision::fp32);
+  auto run = [&](const char* behaviour) {
+    Config config;
+    config.values = {{"behaviour", Value{std::string(behaviour)}}, {"work", Value{std::int64_t{1}}}};
+    return backend.evaluate(family, problem, config, one_sample());
+  };
+  EXPECT_EQ(run("ok").outcome, Outcome::ok);
+  const auto wrong = run("wrong");
+  EXPECT_EQ(wrong.outcome, Outcome::wrong_result);
+  EXPECT_NE(wrong.message.find("relative L2 error"), std::string::npos) << wrong.message;
+  EXPECT_EQ(run("nan").outcome, Outcome::wrong_result);
+  EXPECT_EQ(run("unsupported").outcome, Outcome::unsupported);
+}
+
+TEST(CpuBackend, UnsupportedValueIsReportedNotCrashed) {
+  CpuBackend backend;
+  const KernelFamily& family = find_family("rmsnorm");
+  const Problem problem = family.make_problem({{"rows", 4}, {"cols", 64}}, Precision::fp32);
+  Config config;
+  config.values = {{"threads", Value{std::int64_t{1}}}, {"rows_per_task", Value{std::int64_t{1}}},
+                   {"vector_width", Value{std::int64_t{3}}}, {"unroll", Value{std::int64_t{1}}}};
+  const auto result = backend.evaluate(family, problem, config, one_sample());
+  EXPECT_EQ(result.outcome, Outcome::unsupported);
+  EXPECT_NE(result.message.find("vector_width=3"), std::string::npos) << result.message;
+}
+
+}  // namespace
+}  // namespace ktune

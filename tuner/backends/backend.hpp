@@ -1,0 +1,38 @@
+// A backend runs kernel variants on one device. It lives in the worker process, so a variant
+// that crashes or hangs takes down only the worker, never the tuner.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/family.hpp"
+#include "tuner/core/config.hpp"
+#include "tuner/core/device.hpp"
+#include "tuner/measure/evaluation.hpp"
+#include "tuner/measure/stopping_rule.hpp"
+
+namespace ktune {
+
+struct MeasureSettings {
+  std::uint64_t seed = 0;          // inputs are drawn from this seed (a fresh one per problem)
+  int warmup_runs = 2;             // untimed runs after the verification run
+  StoppingCriteria stopping;
+
+  nlohmann::json to_json() const;
+  static MeasureSettings from_json(const nlohmann::json& json);
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const DeviceInfo& device() const = 0;
+  // Verifies and times one config. A failing variant is reported as an outcome in the result;
+  // only a failure of the harness itself throws.
+  virtual EvaluationResult evaluate(const KernelFamily& family, const Problem& problem,
+                                    const Config& config, const MeasureSettings& settings) = 0;
+};
+
+}  // namespace ktune

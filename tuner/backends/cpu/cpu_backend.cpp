@@ -1,0 +1,153 @@
+#include "tuner/backends/cpu/cpu_backend.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/common/cpu_numeric.hpp"
+#include "tuner/backends/cpu/cpu_device.hpp"
+#include "tuner/backends/cpu/cpu_kernel.hpp"
+#include "tuner/measure/verify.hpp"
+
+namespace ktune {
+namespace {
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<void, AlignedFree>;
+
+AlignedBuffer allocate(std::size_t bytes) {
+  const std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (!p) throw std::bad_alloc();
+  return AlignedBuffer(p);
+}
+
+void to_storage(Precision precision, const std::vector<double>& values, void* out) {
+  cpu::with_storage_type(precision, [&]<typename T>() {
+    T* typed = static_cast<T*>(out);
+    for (std::size_t i = 0; i < values.size(); ++i) typed[i] = cpu::from_float<T>(static_cast<float>(values[i]));
+  });
+}
+
+void from_storage(Precision precision, const void* in, std::vector<double>& values) {
+  cpu::with_storage_type(precision, [&]<typename T>() {
+    const T* typed = static_cast<const T*>(in);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = cpu::to_float(typed[i]);
+  });
+}
+
+}  // namespace
+
+struct CpuBackend::ProblemState {
+  std::string key;  // problem key + seed
+  std::vector<TensorSpec> specs;
+  std::vector<AlignedBuffer> buffers;  // in the problem's precision
+  std::vector<std::size_t> bytes;
+  std::vector<CpuTensor> tensors;
+  HostTensors expected;  // reference outputs (inputs too, unused after setup)
+};
+
+CpuBackend::CpuBackend() : device_(describe_host_cpu()), pool_(static_cast<int>(device_.limits.at("hardware_threads"))) {}
+CpuBackend::~CpuBackend() = default;
+
+CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family, const Problem& problem,
+                                                      std::uint64_t seed) {
+  const std::string key = problem.key() + "#" + std::to_string(seed);
+  if (state_ && state_->key == key) return *state_;
+  state_.reset();  // free the previous problem's memory first
+  auto state = std::make_unique<ProblemState>();
+  state->key = key;
+  state->specs = family.tensors(problem);
+  HostTensors host = family.make_inputs(problem, seed);
+  const int element = element_bytes(problem.precision);
+  for (std::size_t t = 0; t < state->specs.size(); ++t) {
+    const std::size_t bytes = static_cast<std::size_t>(state->specs[t].elements) * element;
+    state->buffers.push_back(allocate(bytes));
+    state->bytes.push_back(bytes);
+    state->tensors.push_back({state->buffers.back().get(), state->specs[t].elements});
+    if (!state->specs[t].is_output) {
+      // The reference sees the inputs exactly as the kernel does: rounded to the precision.
+      to_storage(problem.precision, host[t], state->buffers.back().get());
+      from_storage(problem.precision, state->buffers.back().get(), host[t]);
+    }
+  }
+  family.reference(problem, host);
+  state->expected = std::move(host);
+  state_ = std::move(state);
+  return *state_;
+}
+
+EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                                      const MeasureSettings& settings) {
+  EvaluationResult result;
+  const CpuKernel* kernel = family.cpu_kernel();
+  if (!kernel) {
+    result.outcome = Outcome::unsupported;
+    result.message = family.name() + " has no CPU implementation";
+    return result;
+  }
+  if (element_bytes(problem.precision) == 0 ||
+      !cpu::with_storage_type(problem.precision, []<typename T>() {})) {
+    result.outcome = Outcome::unsupported;
+    result.message = "the CPU backend has no storage for " + std::string(to_string(problem.precision));
+    return result;
+  }
+  ProblemState& state = prepare_problem(family, problem, settings.seed);
+
+  std::function<void()> launch;
+  const auto build_start = std::chrono::steady_clock::now();
+  try {
+    launch = kernel->prepare({problem, config, state.tensors, pool_});
+  } catch (const UnsupportedConfig& e) {
+    result.outcome = Outcome::unsupported;
+    result.message = e.what();
+    return result;
+  }
+  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count();
+
+  // Verification run on poisoned outputs: 0xFF bytes are NaN in every float format, so an
+  // output element the kernel forgets to write fails the check.
+  for (std::size_t t = 0; t < state.specs.size(); ++t)
+    if (state.specs[t].is_output) std::memset(state.buffers[t].get(), 0xFF, state.bytes[t]);
+  try {
+    launch();
+  } catch (const std::exception& e) {
+    result.outcome = Outcome::launch_error;
+    result.message = e.what();
+    return result;
+  }
+  std::vector<double> got_all, expected_all;
+  for (std::size_t t = 0; t < state.specs.size(); ++t) {
+    if (!state.specs[t].is_output) continue;
+    std::vector<double> got(static_cast<std::size_t>(state.specs[t].elements));
+    from_storage(problem.precision, state.buffers[t].get(), got);
+    got_all.insert(got_all.end(), got.begin(), got.end());
+    expected_all.insert(expected_all.end(), state.expected[t].begin(), state.expected[t].end());
+  }
+  result.error = relative_l2_error(got_all, expected_all);
+  const Verdict verdict = judge_error(result.error, family.tolerance(problem.precision));
+  if (!verdict.passed) {
+    result.outcome = Outcome::wrong_result;
+    result.message = verdict.message;
+    return result;
+  }
+
+  for (int i = 0; i < settings.warmup_runs; ++i) launch();
+  StoppingRule rule(settings.stopping);
+  while (!rule.done()) {
+    const auto start = std::chrono::steady_clock::now();
+    launch();
+    const auto stop = std::chrono::steady_clock::now();
+    const double ns = std::chrono::duration<double, std::nano>(stop - start).count();
+    result.samples_ns.push_back(ns);
+    rule.add(ns);
+  }
+  result.stats = summarize(result.samples_ns);
+  result.outcome = Outcome::ok;
+  result.message = verdict.message + "; " + rule.reason();
+  return result;
+}
+
+}  // namespace ktune

@@ -1,0 +1,31 @@
+// The CPU backend: runs a family's CPU implementation on the host's thread pool, timed with
+// steady_clock. Inputs and the reference are built once per problem and kept while configs of
+// that problem are evaluated. CPU samples are warm-cache timings (no cache flush).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tuner/backends/backend.hpp"
+#include "tuner/backends/cpu/thread_pool.hpp"
+
+namespace ktune {
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend();
+  ~CpuBackend() override;
+  const DeviceInfo& device() const override { return device_; }
+  EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                            const MeasureSettings& settings) override;
+
+ private:
+  struct ProblemState;
+  ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed);
+
+  DeviceInfo device_;
+  ThreadPool pool_;
+  std::unique_ptr<ProblemState> state_;  // the problem currently loaded
+};
+
+}  // namespace ktune

@@ -1,0 +1,28 @@
+// The backends ktune knows and which of them this binary was built with.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/family.hpp"
+#include "tuner/backends/backend.hpp"
+
+namespace ktune {
+
+// Every backend name ktune knows, built or not: cpu, cuda, hip, vulkan.
+std::vector<std::string> known_backend_names();
+bool backend_built(const std::string& name);
+// InputError for an unknown name (listing the known ones); BackendUnavailable, saying what is
+// missing, for a backend this binary was built without.
+void require_backend_built(const std::string& name);
+// The backend `ktune tune` uses when none is given: the first GPU backend with a device,
+// else the CPU.
+std::string best_available_backend();
+// Hash of the family's source for `backend`; InputError when the family has no implementation
+// for that backend.
+std::string kernel_source_hash(const KernelFamily& family, const std::string& backend);
+// Opens the backend on a device (worker side). BackendUnavailable when no device is present.
+std::unique_ptr<Backend> open_backend(const std::string& name, int device_index);
+
+}  // namespace ktune

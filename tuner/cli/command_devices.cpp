@@ -1,0 +1,58 @@
+// `ktune devices`: which backends this build has and the devices each one finds.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "tuner/backends/registry.hpp"
+#include "tuner/cli/cli_common.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/worker/worker_client.hpp"
+
+namespace ktune::cli {
+
+void register_devices(CLI::App& app, CommonOptions& common, Action& action) {
+  auto* command = app.add_subcommand("devices", "List the backends of this build and the devices they find");
+  add_common_options(*command, common);
+  command->callback([&common, &action] {
+    action = [&common] {
+      nlohmann::json backends = nlohmann::json::array();
+      for (const auto& name : known_backend_names()) {
+        nlohmann::json entry = {{"backend", name}, {"built", backend_built(name)}, {"devices", nlohmann::json::array()}};
+        if (!backend_built(name)) {
+          entry["status"] = "not built";
+          entry["message"] = "this build of ktune has no " + name + " backend";
+        } else {
+          try {
+            WorkerClient worker(name, 0);  // device discovery runs in a worker, like tuning does
+            entry["devices"].push_back(worker.hello(60.0).to_json());
+            entry["status"] = "available";
+          } catch (const KtuneError& e) {
+            entry["status"] = "no device";
+            entry["message"] = e.what();
+          }
+        }
+        backends.push_back(entry);
+      }
+      if (common.json) {
+        print_json({{"backends", backends}});
+        return 0;
+      }
+      for (const auto& entry : backends) {
+        std::cout << std::left << std::setw(8) << entry["backend"].get<std::string>() << std::setw(11)
+                  << entry["status"].get<std::string>();
+        if (entry["devices"].empty()) {
+          std::cout << entry.value("message", "") << "\n";
+          continue;
+        }
+        for (const auto& device : entry["devices"]) {
+          std::cout << device["name"].get<std::string>() << " (" << device["architecture"].get<std::string>();
+          for (const auto& [limit, value] : device["limits"].items()) std::cout << ", " << limit << "=" << value;
+          std::cout << ")\n";
+        }
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,53 @@
+// `ktune list`: the kernel families, their dims, precisions and backends.
+#include <filesystem>
+#include <iostream>
+
+#include "kernels/family.hpp"
+#include "tuner/backends/registry.hpp"
+#include "tuner/cli/cli_common.hpp"
+#include "tuner/tune/tune_session.hpp"
+
+namespace ktune::cli {
+
+void register_list(CLI::App& app, CommonOptions& common, Action& action) {
+  auto* command = app.add_subcommand("list", "List the kernel families, their dimensions, precisions and backends");
+  add_common_options(*command, common);
+  command->callback([&common, &action] {
+    action = [&common] {
+      nlohmann::json families = nlohmann::json::array();
+      for (const KernelFamily* family : all_families()) {
+        nlohmann::json dims = nlohmann::json::array();
+        for (const auto& dim : family->dims())
+          dims.push_back({{"name", dim.name}, {"default", dim.default_value}, {"help", dim.help}});
+        nlohmann::json precisions = nlohmann::json::array();
+        for (Precision p : family->precisions()) precisions.push_back(std::string(to_string(p)));
+        nlohmann::json backends = nlohmann::json::array();
+        for (const auto& backend : known_backend_names()) {
+          if (!backend_built(backend)) continue;
+          const auto space = default_space_file(family->name(), backend);
+          if (std::filesystem::exists(space)) backends.push_back({{"backend", backend}, {"space", space.string()}});
+        }
+        families.push_back({{"kernel", family->name()}, {"summary", family->summary()}, {"dims", dims},
+                            {"precisions", precisions}, {"backends", backends}});
+      }
+      if (common.json) {
+        print_json({{"kernels", families}});
+        return 0;
+      }
+      for (const auto& family : families) {
+        std::cout << family["kernel"].get<std::string>() << ": " << family["summary"].get<std::string>() << "\n";
+        std::cout << "  dims:       ";
+        for (const auto& dim : family["dims"])
+          std::cout << dim["name"].get<std::string>() << " (default " << dim["default"] << ")  ";
+        std::cout << "\n  precisions: ";
+        for (const auto& p : family["precisions"]) std::cout << p.get<std::string>() << " ";
+        std::cout << "\n  backends:   ";
+        for (const auto& b : family["backends"]) std::cout << b["backend"].get<std::string>() << " ";
+        std::cout << "\n";
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,78 @@
+// `ktune space`: builds a constrained search space and reports its size and build time.
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "kernels/family.hpp"
+#include "tuner/backends/registry.hpp"
+#include "tuner/cli/cli_common.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/core/search_space.hpp"
+#include "tuner/core/t1_space.hpp"
+#include "tuner/tune/tune_session.hpp"
+#include "tuner/worker/worker_client.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct SpaceOptions {
+  std::string kernel;
+  std::string backend = "cpu";
+  std::string shape;
+  std::string precision = "fp32";
+  std::string t1;
+  std::string space_file;
+};
+
+int run_space(const SpaceOptions& options, const CommonOptions& common) {
+  std::optional<SearchSpace> space;
+  SpaceContext context;
+  if (!options.t1.empty()) {
+    space = load_t1_space(options.t1);
+  } else {
+    if (options.kernel.empty()) throw InputError("ktune space needs --kernel K (with --backend B) or --t1 FILE");
+    const KernelFamily& family = find_family(options.kernel);
+    require_backend_built(options.backend);
+    const auto precision = parse_precision(options.precision);
+    if (!precision)
+      throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
+                       join_names(all_precision_names()));
+    const Problem problem = family.make_problem(options.shape.empty() ? std::map<std::string, std::int64_t>{}
+                                                                      : parse_shape(options.shape),
+                                                *precision);
+    space = SearchSpace::load(options.space_file.empty() ? default_space_file(family.name(), options.backend)
+                                                         : std::filesystem::path(options.space_file));
+    // Constraints read device limits, so the device is asked, in a worker as for a tune.
+    WorkerClient worker(options.backend, 0);
+    const DeviceInfo device = worker.hello(60.0);
+    for (const auto& [name, value] : problem.dims) context[name] = Value{value};
+    for (const auto& [name, value] : device.limits) context[name] = Value{value};
+  }
+  const ValidConfigs valid = space->enumerate(context);
+  if (common.json) {
+    print_json({{"total", valid.total()}, {"valid", valid.size()}, {"seconds", valid.seconds()},
+                {"parameters", space->parameter_names()}, {"constraints", space->constraints().size()}});
+    return 0;
+  }
+  std::cout << space->source() << "\n  parameters:  " << space->parameters().size() << "\n  constraints: "
+            << space->constraints().size() << "\n  total:       " << valid.total() << "\n  valid:       "
+            << valid.size() << "\n  built in:    " << format_duration_ns(valid.seconds() * 1e9) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void register_space(CLI::App& app, CommonOptions& common, Action& action) {
+  auto options = std::make_shared<SpaceOptions>();
+  auto* command = app.add_subcommand("space", "Build a constrained search space and print its size (total, valid, seconds)");
+  command->add_option("--kernel,-k", options->kernel, "Kernel family (see ktune list)");
+  command->add_option("--backend,-b", options->backend, "Backend whose space to build")->capture_default_str();
+  command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (constraints may read them)");
+  command->add_option("--precision", options->precision, "Problem precision")->capture_default_str();
+  command->add_option("--space", options->space_file, "Search-space JSON file instead of search_spaces/<kernel>.<backend>.json");
+  command->add_option("--t1", options->t1, "A T1 spec (Kernel Tuner / KTT / BAT) whose space to build");
+  add_common_options(*command, common);
+  command->callback([options, &common, &action] { action = [options, &common] { return run_space(*options, common); }; });
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,165 @@
+// `ktune tune`: tune one or more kernel families on a backend and export the winners.
+#include <iostream>
+#include <memory>
+
+#include "db/store.hpp"
+#include "kernels/family.hpp"
+#include "tuner/backends/registry.hpp"
+#include "tuner/cli/cli_common.hpp"
+#include "tuner/cli/progress_line.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/strategies/strategy.hpp"
+#include "tuner/tune/export_tuned.hpp"
+#include "tuner/tune/tune_session.hpp"
+
+namespace ktune::cli {
+namespace {
+
+constexpr double kDefaultSecondsPerKernel = 60.0;
+
+struct TuneOptions {
+  std::vector<std::string> kernels;
+  std::string backend;
+  std::string shape;
+  std::string precision = "fp32";
+  std::string strategy = "brute_force";
+  std::optional<std::size_t> budget;
+  std::optional<double> time_limit;
+  std::uint64_t seed = 1;
+  std::string space_file;
+  double config_timeout = 60.0;
+  double max_seconds_per_config = 1.0;
+  std::size_t min_samples = 10;
+  double max_noise = 0.005;
+  std::string export_dir = "tuned";
+  bool no_export = false;
+};
+
+void print_summary(const TuneSummary& s, const std::string& header) {
+  auto line = [](const std::string& label, const std::string& text) {
+    std::cout << "  " << label << std::string(11 - std::min<std::size_t>(label.size(), 10), ' ') << text << "\n";
+  };
+  auto timing = [&](const ConfigTiming& t) {
+    const double seconds = t.stats.median_ns * 1e-9;
+    char noise[32];
+    std::snprintf(noise, sizeof noise, "%.1f%%", t.stats.rel_stddev * 100);
+    return format_duration_ns(t.stats.median_ns) + " median (" + std::to_string(t.stats.count) + " samples, " +
+           noise + " noise), " + format_rate(s.bytes / seconds, "B") + ", " + format_rate(s.flops / seconds, "FLOP");
+  };
+  std::cout << s.family << " on " << s.backend << " (" << s.device.name << ", " << s.device.architecture << ")\n";
+  line("problem", s.problem.describe());
+  line("space", std::to_string(s.space_valid) + " valid of " + std::to_string(s.space_total) + " (" +
+                    s.space_file.filename().string() + ")");
+  std::string outcomes;
+  for (const auto& [name, count] : s.outcomes) outcomes += (outcomes.empty() ? "" : ", ") + name + " " + std::to_string(count);
+  line("visited", std::to_string(s.evaluated) + " measured now, " + std::to_string(s.reused) +
+                      " reused from the database (" + outcomes + "); " + s.stop_reason);
+  if (s.best) {
+    line("best", s.best->config.describe());
+    line("", timing(*s.best));
+  } else {
+    line("best", "no config ran correctly");
+  }
+  if (s.default_config) {
+    line("default", s.default_config->config.describe());
+    char speedup[64];
+    std::snprintf(speedup, sizeof speedup, " -> tuned is %.2fx faster",
+                  s.default_config->stats.median_ns / s.best->stats.median_ns);
+    line("", timing(*s.default_config) + speedup);
+  }
+  if (!header.empty()) line("header", header);
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f s", s.seconds);
+  line("took", took);
+}
+
+int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
+  const auto precision = parse_precision(options.precision);
+  if (!precision)
+    throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
+                     join_names(all_precision_names()));
+  const std::vector<std::string> kernels = options.kernels.empty() ? default_family_names() : options.kernels;
+  for (const auto& kernel : kernels) find_family(kernel);  // unknown names fail before any work
+  const std::string backend = options.backend.empty() ? best_available_backend() : options.backend;
+  require_backend_built(backend);
+
+  TuneRequest request;
+  request.backend = backend;
+  request.shape = options.shape.empty() ? std::map<std::string, std::int64_t>{} : parse_shape(options.shape);
+  request.precision = *precision;
+  request.strategy = options.strategy;
+  request.budget = options.budget;
+  request.time_limit_s = options.time_limit;
+  if (!request.budget && !request.time_limit_s) request.time_limit_s = kDefaultSecondsPerKernel;
+  request.seed = options.seed;
+  request.db = common.db;
+  if (!options.space_file.empty()) request.space_file = options.space_file;
+  request.config_timeout_s = options.config_timeout;
+  request.measure.stopping.max_time_s = options.max_seconds_per_config;
+  request.measure.stopping.min_samples = options.min_samples;
+  request.measure.stopping.max_noise = options.max_noise;
+  request.argv = common.argv;
+
+  nlohmann::json results = nlohmann::json::array();
+  bool interrupted = false;
+  for (const auto& kernel : kernels) {
+    request.family = kernel;
+    ProgressLine progress(!common.json);
+    const TuneSummary summary = run_tune(request, progress);
+    std::string header;
+    nlohmann::json json = summary.to_json();
+    if (!options.no_export) {
+      Store store = Store::open(request.db);
+      const auto exported = export_tuned_family(store, kernel, backend, options.export_dir);
+      header = exported.header.string();
+      json["header"] = header;
+    }
+    if (!common.json) {
+      print_summary(summary, header);
+      if (&kernel != &kernels.back()) std::cout << "\n";
+    }
+    results.push_back(json);
+    if (summary.interrupted) {
+      interrupted = true;
+      break;
+    }
+  }
+  if (common.json) print_json(results.size() == 1 && options.kernels.size() == 1 ? results[0] : results);
+  return interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
+  auto options = std::make_shared<TuneOptions>();
+  auto* command = app.add_subcommand(
+      "tune",
+      "Tune kernel families: enumerate the valid configs, verify and time each in a worker process, store\n"
+      "every result, export the winners to tuned/<kernel>.hpp. Rerunning resumes: configs already in the\n"
+      "database for this device, kernel source, problem and config are reused, not measured again.\n"
+      "Without --budget or --time-limit each kernel gets 60 s. With no arguments: the default kernels\n"
+      "(rmsnorm, swiglu) on the best backend present.");
+  command->add_option("--kernel,-k", options->kernels, "Kernel family to tune; repeat for several (see ktune list)");
+  command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)");
+  command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (default: the family's)");
+  command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
+  command->add_option("--strategy", options->strategy, "brute_force or random (sampling without replacement)")->capture_default_str();
+  command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)");
+  command->add_option("--time-limit", options->time_limit, "At most SEC seconds per kernel");
+  command->add_option("--seed", options->seed, "Seed of the strategy and of the random inputs")->capture_default_str();
+  command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json");
+  command->add_option("--config-timeout", options->config_timeout,
+                      "Seconds a config may take (verification and timing) before its worker is killed")->capture_default_str();
+  command->add_option("--max-seconds-per-config", options->max_seconds_per_config,
+                      "Cap on the timed samples of one config")->capture_default_str();
+  command->add_option("--min-samples", options->min_samples, "Timed samples at least")->capture_default_str();
+  command->add_option("--max-noise", options->max_noise, "Stop sampling once the relative stddev is below this")->capture_default_str();
+  command->add_option("--export-dir", options->export_dir, "Where the generated headers go")->capture_default_str();
+  command->add_flag("--no-export", options->no_export, "Do not write generated headers");
+  add_common_options(*command, common);
+  command->callback([options, &common, &action] {
+    action = [options, &common] { return run_tune_command(*options, common); };
+  });
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,70 @@
+// ktune: tune GPU (and CPU) kernels, store every result, export the winners as C++ headers.
+// Exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 backend or device absent.
+#include <csignal>
+#include <iostream>
+
+#include "ktune/build_info.hpp"
+#include "tuner/cli/cli_common.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/tune/tune_session.hpp"
+
+namespace {
+
+void request_stop(int signal) {
+  // First Ctrl-C: finish the config in flight, record the run as interrupted, export, exit.
+  // Second: leave now (results already measured are in the database).
+  if (ktune::g_stop_requested.exchange(true)) std::_Exit(128 + signal);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a dead worker must not kill the tuner through its pipe
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+
+  CLI::App app{"ktune: autotuner and benchmark harness for GPU kernels (CUDA, HIP, Vulkan) and the CPU.\n"
+               "Enumerates each kernel family's tunable configs, verifies every variant against a float64\n"
+               "reference, times it, stores all results in SQLite and exports the winners as C++ headers.\n"
+               "Exit codes: 0 ok, 1 a check failed, 2 bad input, 3 backend or device absent.",
+               "ktune"};
+  app.set_version_flag("--version", std::string("ktune ") + ktune::build_info::version + " (" +
+                                        ktune::build_info::git_commit + ")");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  ktune::cli::CommonOptions common;
+  common.argv.assign(argv, argv + argc);
+  ktune::cli::Action action;
+  ktune::cli::register_devices(app, common, action);
+  ktune::cli::register_list(app, common, action);
+  ktune::cli::register_space(app, common, action);
+  ktune::cli::register_tune(app, common, action);
+  ktune::cli::register_export(app, common, action);
+  ktune::cli::register_worker(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return static_cast<int>(ktune::ExitCode::bad_input);
+  }
+
+  try {
+    return action();
+  } catch (const ktune::KtuneError& e) {
+    std::cerr << "ktune: error: " << e.what() << "\n";
+    if (common.json) ktune::cli::print_json({{"error", e.what()}, {"exit_code", static_cast<int>(e.code())}});
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::cerr << "ktune: internal error: " << e.what() << "\n";
+    if (common.json) ktune::cli::print_json({{"error", e.what()}, {"exit_code", 1}});
+    return 1;
+  }
+}

@@ -1,0 +1,48 @@
+#include "tuner/cli/progress_line.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "tuner/cli/cli_common.hpp"
+
+namespace ktune::cli {
+
+ProgressLine::ProgressLine(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
+
+void ProgressLine::draw(const std::string& text) {
+  std::string line = text;
+  if (line.size() < width_) line.append(width_ - line.size(), ' ');
+  width_ = text.size();
+  std::fprintf(stderr, "\r%s", line.c_str());
+  std::fflush(stderr);
+}
+
+void ProgressLine::started(const TuneSummary& summary, std::size_t planned) {
+  if (!enabled_) return;
+  draw(summary.family + " on " + summary.backend + ": 0/" + std::to_string(planned) + " configs");
+}
+
+void ProgressLine::visited(const TuneSummary& summary, std::size_t planned) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_draw_ < std::chrono::milliseconds(100)) return;  // redraw at most 10 times a second
+  last_draw_ = now;
+  const std::size_t done = summary.evaluated + summary.reused;
+  const double rate = summary.seconds > 0 ? static_cast<double>(done) / summary.seconds : 0;
+  char text[256];
+  std::snprintf(text, sizeof text, "%s on %s: %zu/%zu configs (%zu reused)  %.1f/s  ETA %.0f s  best %s",
+                summary.family.c_str(), summary.backend.c_str(), done, planned, summary.reused, rate,
+                rate > 0 ? static_cast<double>(planned - std::min(done, planned)) / rate : 0.0,
+                summary.best ? format_duration_ns(summary.best->stats.median_ns).c_str() : "-");
+  draw(text);
+}
+
+void ProgressLine::finished(const TuneSummary&) {
+  if (!enabled_) return;
+  draw("");
+  std::fprintf(stderr, "\r");
+  std::fflush(stderr);
+}
+
+}  // namespace ktune::cli

@@ -1,0 +1,252 @@
+#include "tuner/core/search_space.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <limits>
+
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+namespace {
+
+nlohmann::json read_json_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file.string() + ": cannot open the search-space file");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(file.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+const nlohmann::json& require(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key))
+    throw InputError(where + ": missing required key \"" + key + "\"");
+  return object.at(key);
+}
+
+std::string require_string(const nlohmann::json& object, const char* key, const std::string& where) {
+  const auto& value = require(object, key, where);
+  if (!value.is_string()) throw InputError(where + "." + key + ": expected a string, got " + value.dump());
+  return value.get<std::string>();
+}
+
+// Slot layout shared by enumeration, checking and launch evaluation: parameters first (slot i is
+// parameter i), then the context names in map order.
+std::vector<std::string> slot_names(const std::vector<Parameter>& parameters, const SpaceContext& context) {
+  std::vector<std::string> names;
+  for (const auto& parameter : parameters) names.push_back(parameter.name);
+  for (const auto& [name, value] : context) names.push_back(name);
+  return names;
+}
+
+std::vector<Value> slot_values(const std::vector<Parameter>& parameters, const SpaceContext& context) {
+  std::vector<Value> values(parameters.size(), Value{std::int64_t{0}});
+  for (const auto& [name, value] : context) values.push_back(value);
+  return values;
+}
+
+}  // namespace
+
+ValidConfigs::ValidConfigs(std::vector<Parameter> parameters, std::vector<std::uint32_t> indices,
+                           std::uint64_t total, double seconds)
+    : parameters_(std::move(parameters)), indices_(std::move(indices)), total_(total), seconds_(seconds) {}
+
+Config ValidConfigs::config(std::size_t i) const {
+  Config config;
+  const std::size_t width = parameters_.size();
+  for (std::size_t p = 0; p < width; ++p) {
+    const auto& parameter = parameters_[p];
+    config.values.emplace_back(parameter.name, parameter.values[indices_[i * width + p]]);
+  }
+  return config;
+}
+
+std::optional<std::size_t> ValidConfigs::find(const Config& config) const {
+  for (std::size_t i = 0; i < size(); ++i)
+    if (this->config(i).key() == config.key()) return i;
+  return std::nullopt;
+}
+
+SearchSpace SearchSpace::load(const std::filesystem::path& file) {
+  SearchSpace space = from_json(read_json_file(file), file.string());
+  space.source_ = file.string();
+  return space;
+}
+
+SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string& where) {
+  SearchSpace space;
+  space.source_ = where;
+  space.family_ = require_string(json, "family", where);
+  space.backend_ = require_string(json, "backend", where);
+
+  const auto& parameters = require(json, "parameters", where);
+  if (!parameters.is_array() || parameters.empty())
+    throw InputError(where + ".parameters: expected a non-empty array of {\"name\", \"values\"}");
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const std::string at = where + ".parameters[" + std::to_string(i) + "]";
+    Parameter parameter;
+    parameter.name = require_string(parameters[i], "name", at);
+    parameter.help = parameters[i].value("help", "");
+    const auto& values = require(parameters[i], "values", at);
+    if (!values.is_array() || values.empty())
+      throw InputError(at + ".values: expected a non-empty array, got " + values.dump());
+    for (std::size_t v = 0; v < values.size(); ++v)
+      parameter.values.push_back(value_from_json(values[v], at + ".values[" + std::to_string(v) + "]"));
+    for (const auto& other : space.parameters_)
+      if (other.name == parameter.name) throw InputError(at + ": duplicate parameter '" + parameter.name + "'");
+    space.parameters_.push_back(std::move(parameter));
+  }
+
+  if (json.contains("constraints")) {
+    const auto& constraints = json.at("constraints");
+    if (!constraints.is_array()) throw InputError(where + ".constraints: expected an array");
+    for (std::size_t i = 0; i < constraints.size(); ++i) {
+      const std::string at = where + ".constraints[" + std::to_string(i) + "]";
+      const auto& entry = constraints[i];
+      std::string text;
+      std::string name;
+      if (entry.is_string()) {
+        text = entry.get<std::string>();
+        name = text;
+      } else {
+        text = require_string(entry, "expr", at);
+        name = entry.value("name", text);
+      }
+      space.constraints_.push_back({name, Expression::parse(text, at)});
+    }
+  }
+
+  if (json.contains("launch")) {
+    const auto& launch = json.at("launch");
+    if (!launch.is_object()) throw InputError(where + ".launch: expected an object of name: expression");
+    for (const auto& [name, text] : launch.items()) {
+      if (!text.is_string()) throw InputError(where + ".launch." + name + ": expected an expression string");
+      space.launch_.emplace_back(name, Expression::parse(text.get<std::string>(), where + ".launch." + name));
+    }
+  }
+
+  if (json.contains("default")) {
+    const std::string at = where + ".default";
+    Config given = Config::from_json(json.at("default"), at);
+    Config ordered;
+    for (const auto& parameter : space.parameters_) {
+      if (!given.has(parameter.name))
+        throw InputError(at + ": no value for parameter '" + parameter.name + "'");
+      const Value& value = given.at(parameter.name);
+      if (std::find(parameter.values.begin(), parameter.values.end(), value) == parameter.values.end())
+        throw InputError(at + "." + parameter.name + ": " + to_string(value) +
+                         " is not one of the parameter's values");
+      ordered.values.emplace_back(parameter.name, value);
+    }
+    if (given.values.size() != ordered.values.size())
+      throw InputError(at + ": names a parameter the space does not have");
+    space.default_config_ = std::move(ordered);
+  }
+  return space;
+}
+
+std::vector<std::string> SearchSpace::parameter_names() const {
+  std::vector<std::string> names;
+  for (const auto& parameter : parameters_) names.push_back(parameter.name);
+  return names;
+}
+
+std::uint64_t SearchSpace::total() const {
+  std::uint64_t total = 1;
+  for (const auto& parameter : parameters_) {
+    const std::uint64_t n = parameter.values.size();
+    if (total > std::numeric_limits<std::uint64_t>::max() / n) return std::numeric_limits<std::uint64_t>::max();
+    total *= n;
+  }
+  return total;
+}
+
+ValidConfigs SearchSpace::enumerate(const SpaceContext& context) const {
+  const auto start = std::chrono::steady_clock::now();
+  const auto names = slot_names(parameters_, context);
+  const std::size_t depth = parameters_.size();
+
+  // Each constraint is checked at the depth of the last parameter it reads; constraints that
+  // read no parameter are checked once, before the walk.
+  std::vector<std::vector<Expression>> checks_at(depth);
+  std::vector<Expression> upfront;
+  for (const auto& constraint : constraints_) {
+    Expression bound = constraint.expression;
+    bound.bind(names);
+    int level = -1;
+    for (const auto& variable : bound.variables())
+      for (std::size_t p = 0; p < depth; ++p)
+        if (parameters_[p].name == variable) level = std::max(level, static_cast<int>(p));
+    if (level < 0)
+      upfront.push_back(std::move(bound));
+    else
+      checks_at[static_cast<std::size_t>(level)].push_back(std::move(bound));
+  }
+
+  std::vector<Value> slots = slot_values(parameters_, context);
+  std::vector<std::uint32_t> valid;
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (const auto& check : upfront)
+    if (!check.evaluate_bool(slots)) return ValidConfigs(parameters_, {}, total(), seconds());
+
+  // Iterative depth-first walk: choice[d] is the value index of parameter d.
+  std::vector<std::uint32_t> choice(depth, 0);
+  std::size_t d = 0;
+  while (true) {
+    if (choice[d] < parameters_[d].values.size()) {
+      slots[d] = parameters_[d].values[choice[d]];
+      bool ok = true;
+      for (const auto& check : checks_at[d])
+        if (!check.evaluate_bool(slots)) {
+          ok = false;
+          break;
+        }
+      if (ok && d + 1 == depth) {
+        valid.insert(valid.end(), choice.begin(), choice.end());
+        ++choice[d];
+      } else if (ok) {
+        ++d;
+        choice[d] = 0;
+      } else {
+        ++choice[d];
+      }
+    } else {
+      if (d == 0) break;
+      --d;
+      ++choice[d];
+    }
+  }
+  return ValidConfigs(parameters_, std::move(valid), total(), seconds());
+}
+
+std::vector<std::string> SearchSpace::violated(const Config& config, const SpaceContext& context) const {
+  const auto names = slot_names(parameters_, context);
+  std::vector<Value> slots = slot_values(parameters_, context);
+  for (std::size_t p = 0; p < parameters_.size(); ++p) slots[p] = config.at(parameters_[p].name);
+  std::vector<std::string> failed;
+  for (const auto& constraint : constraints_) {
+    Expression bound = constraint.expression;
+    bound.bind(names);
+    if (!bound.evaluate_bool(slots)) failed.push_back(constraint.name);
+  }
+  return failed;
+}
+
+std::map<std::string, Value> SearchSpace::launch(const Config& config, const SpaceContext& context) const {
+  const auto names = slot_names(parameters_, context);
+  std::vector<Value> slots = slot_values(parameters_, context);
+  for (std::size_t p = 0; p < parameters_.size(); ++p) slots[p] = config.at(parameters_[p].name);
+  std::map<std::string, Value> geometry;
+  for (const auto& [name, expression] : launch_) {
+    Expression bound = expression;
+    bound.bind(names);
+    geometry[name] = bound.evaluate(slots);
+  }
+  return geometry;
+}
+
+}  // namespace ktune

@@ -1,0 +1,101 @@
+// A search space: named parameters with value lists, named constraints (expressions over
+// parameters, problem dims and device limits) and launch geometry derived from parameters.
+// Read from search_spaces/<family>.<backend>.json:
+//
+//   {
+//     "family": "rmsnorm", "backend": "cpu",
+//     "parameters": [ {"name": "threads", "values": [1, 2, 4], "help": "..."}, ... ],
+//     "constraints": [ {"name": "fits_in_registers", "expr": "vector_width * unroll <= 32"},
+//                      "threads <= hardware_threads" ],
+//     "launch": { "tasks": "ceil_div(rows, rows_per_task)" },
+//     "default": { "threads": 1, ... }
+//   }
+//
+// Enumeration walks the parameters depth first and checks each constraint as soon as the last
+// parameter it reads is bound, so a constraint prunes whole subtrees and the Cartesian product
+// is never built.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/core/config.hpp"
+#include "tuner/core/expression.hpp"
+#include "tuner/core/value.hpp"
+
+namespace ktune {
+
+struct Parameter {
+  std::string name;
+  std::vector<Value> values;
+  std::string help;
+};
+
+struct Constraint {
+  std::string name;  // given in the file, or the expression text
+  Expression expression;
+};
+
+// Names and values that constraints and launch expressions may read besides the parameters:
+// problem dims (rows, cols, ...) and device limits (hardware_threads, ...).
+using SpaceContext = std::map<std::string, Value>;
+
+// The valid configs of a space for one context, stored compactly as value indices.
+class ValidConfigs {
+ public:
+  ValidConfigs(std::vector<Parameter> parameters, std::vector<std::uint32_t> indices,
+               std::uint64_t total, double seconds);
+  std::size_t size() const { return parameters_.empty() ? 0 : indices_.size() / parameters_.size(); }
+  std::uint64_t total() const { return total_; }   // size of the Cartesian product
+  double seconds() const { return seconds_; }      // time to enumerate
+  Config config(std::size_t i) const;
+  std::optional<std::size_t> find(const Config& config) const;
+
+ private:
+  std::vector<Parameter> parameters_;  // a copy, so the result outlives its space
+  std::vector<std::uint32_t> indices_;
+  std::uint64_t total_;
+  double seconds_;
+};
+
+class SearchSpace {
+ public:
+  static SearchSpace load(const std::filesystem::path& file);  // InputError names file and key
+  static SearchSpace from_json(const nlohmann::json& json, const std::string& where);
+
+  const std::string& family() const { return family_; }
+  const std::string& backend() const { return backend_; }
+  const std::string& source() const { return source_; }  // file it came from
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+  std::vector<std::string> parameter_names() const;
+  std::uint64_t total() const;  // Cartesian product size, saturating at UINT64_MAX
+
+  // Every config that satisfies all constraints in `context`. Throws InputError when a
+  // constraint reads a name that is neither a parameter nor in the context.
+  ValidConfigs enumerate(const SpaceContext& context) const;
+  // Checks one config against the constraints; returns the names of those it violates.
+  std::vector<std::string> violated(const Config& config, const SpaceContext& context) const;
+
+  // The untuned default config from the file ("default"), if it has one.
+  const std::optional<Config>& default_config() const { return default_config_; }
+  // Launch geometry evaluated for one config, e.g. {"tasks": 64}.
+  std::map<std::string, Value> launch(const Config& config, const SpaceContext& context) const;
+
+ private:
+  std::string family_;
+  std::string backend_;
+  std::string source_;
+  std::vector<Parameter> parameters_;
+  std::vector<Constraint> constraints_;
+  std::vector<std::pair<std::string, Expression>> launch_;
+  std::optional<Config> default_config_;
+};
+
+}  // namespace ktune

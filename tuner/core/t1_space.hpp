@@ -1,0 +1,16 @@
+// Reads the search space of a T1 spec (the auto-tuning community's JSON input format used by
+// Kernel Tuner, KTT and BAT): ConfigurationSpace.TuningParameters and Conditions.
+#pragma once
+
+#include <filesystem>
+
+#include "tuner/core/search_space.hpp"
+
+namespace ktune {
+
+// Parameter `Values` may be a JSON array or a string holding a list literal ("[1, 2, 4]");
+// Python computations in Values (range, comprehensions) are refused with a message naming the
+// parameter. Conditions are parsed with the expression language as they are.
+SearchSpace load_t1_space(const std::filesystem::path& file);
+
+}  // namespace ktune

@@ -1,0 +1,57 @@
+// A search strategy proposes which config of the valid space to evaluate next and hears back
+// how each went. Budgets and time limits are enforced by the tune loop, not by strategies.
+//
+//   auto strategy = make_strategy("random", space_size, /*seed=*/1);
+//   while (auto index = strategy->next()) { ...; strategy->observe(*index, result); }
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/measure/evaluation.hpp"
+
+namespace ktune {
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // The next index into the valid configs, or nullopt when the strategy has nothing more.
+  std::optional<std::size_t> next() { return propose(); }
+  void observe(std::size_t index, const EvaluationResult& result) { learn(index, result); }
+
+ private:
+  virtual std::optional<std::size_t> propose() = 0;
+  virtual void learn(std::size_t, const EvaluationResult&) {}
+};
+
+// Every index once, in enumeration order.
+class BruteForce final : public Strategy {
+ public:
+  explicit BruteForce(std::size_t size) : size_(size) {}
+
+ private:
+  std::optional<std::size_t> propose() override;
+  std::size_t size_;
+  std::size_t cursor_ = 0;
+};
+
+// Uniform sampling without replacement (a lazily drawn Fisher-Yates permutation), seeded.
+class RandomSampling final : public Strategy {
+ public:
+  RandomSampling(std::size_t size, std::uint64_t seed);
+
+ private:
+  std::optional<std::size_t> propose() override;
+  std::vector<std::size_t> order_;
+  std::size_t drawn_ = 0;
+  std::uint64_t state_;
+};
+
+std::vector<std::string> strategy_names();
+// InputError listing the valid names for an unknown strategy.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size, std::uint64_t seed);
+
+}  // namespace ktune

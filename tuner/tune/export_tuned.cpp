@@ -1,0 +1,31 @@
+#include "tuner/tune/export_tuned.hpp"
+
+#include "db/export/header_exporter.hpp"
+#include "kernels/family.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/core/search_space.hpp"
+#include "tuner/tune/tune_session.hpp"
+
+namespace ktune {
+
+ExportedFamily export_tuned_family(Store& store, const std::string& family_name, const std::string& backend,
+                                   const std::filesystem::path& out_dir) {
+  const KernelFamily& family = find_family(family_name);
+  const SearchSpace space = SearchSpace::load(default_space_file(family.name(), backend));
+  ExportFamily input;
+  input.family = family.name();
+  for (const auto& dim : family.dims()) input.dim_names.push_back(dim.name);
+  input.param_names = space.parameter_names();
+  if (!space.default_config())
+    throw InputError(space.source() + ": has no \"default\" config, which the generated header needs as its fallback");
+  input.default_config = *space.default_config();
+  input.database = store.path().string();
+  for (auto& entry : store.best_measurements(family.name()))
+    if (entry.backend == backend) input.entries.push_back(std::move(entry));
+  ExportedFamily exported;
+  exported.entries = input.entries.size();
+  exported.header = write_exports(input, out_dir);
+  return exported;
+}
+
+}  // namespace ktune

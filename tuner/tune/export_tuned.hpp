@@ -1,0 +1,22 @@
+// Exports a family's best measurements from the store as tuned/<family>.hpp and .json, with the
+// parameter list and untuned default taken from the family's search space.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "db/store.hpp"
+
+namespace ktune {
+
+struct ExportedFamily {
+  std::filesystem::path header;
+  std::size_t entries = 0;
+};
+
+// Backend "cpu" today: each backend's space has its own parameters, and one header holds one
+// backend's Config struct.
+ExportedFamily export_tuned_family(Store& store, const std::string& family, const std::string& backend,
+                                   const std::filesystem::path& out_dir);
+
+}  // namespace ktune

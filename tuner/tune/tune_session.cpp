@@ -1,0 +1,204 @@
+#include "tuner/tune/tune_session.hpp"
+
+#include <chrono>
+#include <cstdlib>
+
+#include "db/store.hpp"
+#include "kernels/family.hpp"
+#include "ktune/build_info.hpp"
+#include "tuner/backends/registry.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/core/search_space.hpp"
+#include "tuner/strategies/strategy.hpp"
+#include "tuner/worker/worker_client.hpp"
+
+#ifndef KTUNE_DEFAULT_SEARCH_SPACE_DIR
+#error "KTUNE_DEFAULT_SEARCH_SPACE_DIR must be defined by the build"
+#endif
+
+namespace ktune {
+
+std::atomic<bool> g_stop_requested{false};
+
+namespace {
+
+// FNV-1a: a stable per-problem input seed, identical on every platform.
+std::uint64_t mix_seed(std::uint64_t seed, const std::string& text) {
+  std::uint64_t hash = 1469598103934665603ull ^ seed;
+  for (unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ull;
+  return hash;
+}
+
+std::string hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+SpaceContext make_context(const Problem& problem, const DeviceInfo& device) {
+  SpaceContext context;
+  for (const auto& [name, value] : problem.dims) context[name] = Value{value};
+  for (const auto& [name, value] : device.limits) context[name] = Value{value};
+  return context;
+}
+
+bool better(const EvaluationResult& result, const std::optional<ConfigTiming>& best) {
+  return result.outcome == Outcome::ok && (!best || result.stats.median_ns < best->stats.median_ns);
+}
+
+}  // namespace
+
+std::filesystem::path default_space_file(const std::string& family, const std::string& backend) {
+  const char* dir = std::getenv("KTUNE_SEARCH_SPACES");
+  const std::filesystem::path base = dir && *dir ? dir : KTUNE_DEFAULT_SEARCH_SPACE_DIR;
+  return base / (family + "." + backend + ".json");
+}
+
+nlohmann::json TuneSummary::to_json() const {
+  nlohmann::json problem_json = nlohmann::json::object();
+  for (const auto& [name, value] : problem.dims) problem_json[name] = value;
+  problem_json["precision"] = std::string(ktune::to_string(problem.precision));
+  nlohmann::json outcomes_json = nlohmann::json::object();
+  for (const auto& [name, count] : outcomes) outcomes_json[name] = count;
+  auto timing = [&](const std::optional<ConfigTiming>& t) -> nlohmann::json {
+    if (!t) return nullptr;
+    const double seconds = t->stats.median_ns * 1e-9;
+    return {{"config", t->config.to_json()},
+            {"median_ns", t->stats.median_ns},
+            {"min_ns", t->stats.min_ns},
+            {"rel_stddev", t->stats.rel_stddev},
+            {"samples", t->stats.count},
+            {"error", t->error},
+            {"bytes_per_second", seconds > 0 ? bytes / seconds : 0.0},
+            {"flops_per_second", seconds > 0 ? flops / seconds : 0.0}};
+  };
+  nlohmann::json out = {{"kernel", family},
+                        {"backend", backend},
+                        {"device", device.name},
+                        {"device_fingerprint", device.fingerprint},
+                        {"problem", problem_json},
+                        {"space", {{"total", space_total}, {"valid", space_valid}, {"seconds", space_seconds},
+                                   {"file", space_file.string()}}},
+                        {"evaluated", evaluated},
+                        {"reused", reused},
+                        {"outcomes", outcomes_json},
+                        {"best", timing(best)},
+                        {"default", timing(default_config)},
+                        {"seconds", seconds},
+                        {"stop_reason", stop_reason},
+                        {"interrupted", interrupted},
+                        {"run_id", run_id}};
+  if (best && default_config && best->stats.median_ns > 0)
+    out["speedup_over_default"] = default_config->stats.median_ns / best->stats.median_ns;
+  return out;
+}
+
+TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+
+  const KernelFamily& family = find_family(request.family);
+  require_backend_built(request.backend);
+  if (request.budget && *request.budget == 0) throw InputError("--budget: must be at least 1");
+  if (request.time_limit_s && *request.time_limit_s <= 0) throw InputError("--time-limit: must be positive");
+  const Problem problem = family.make_problem(request.shape, request.precision);
+  const std::string source_hash = kernel_source_hash(family, request.backend);
+  const auto space_file = request.space_file.value_or(default_space_file(family.name(), request.backend));
+  const SearchSpace space = SearchSpace::load(space_file);
+  if (space.family() != family.name() || space.backend() != request.backend)
+    throw InputError(space_file.string() + ": describes " + space.family() + " on " + space.backend() + ", not " +
+                     family.name() + " on " + request.backend);
+  auto strategy = make_strategy(request.strategy, 0, request.seed);  // validates the name early
+
+  Store store = Store::open(request.db);
+  WorkerClient worker(request.backend, request.device_index);
+  TuneSummary summary;
+  summary.family = family.name();
+  summary.backend = request.backend;
+  summary.device = worker.hello(request.config_timeout_s);
+  summary.problem = problem;
+  summary.space_file = space_file;
+  summary.bytes = family.byte_count(problem);
+  summary.flops = family.flop_count(problem);
+
+  const SpaceContext context = make_context(problem, summary.device);
+  const ValidConfigs valid = space.enumerate(context);
+  summary.space_total = valid.total();
+  summary.space_valid = valid.size();
+  summary.space_seconds = valid.seconds();
+  if (valid.size() == 0)
+    throw InputError(space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
+                     " on " + summary.device.name);
+
+  const auto device_id = store.upsert_device(summary.device);
+  const auto kernel_id = store.upsert_kernel(family.name(), request.backend, source_hash);
+  const auto problem_id = store.upsert_problem(problem);
+  RunInfo run{build_info::version, build_info::git_commit, request.argv, hostname(), "tune",
+              request.strategy, request.seed};
+  summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
+  const auto stored = store.load_measurements(device_id, kernel_id, problem_id);
+
+  // The family's default goes first, so every tune reports its speed-up over the default.
+  std::optional<std::size_t> default_index;
+  if (space.default_config()) default_index = valid.find(*space.default_config());
+  strategy = make_strategy(request.strategy, valid.size(), request.seed);
+  bool default_pending = default_index.has_value();
+  auto next_index = [&]() -> std::optional<std::size_t> {
+    if (default_pending) {
+      default_pending = false;
+      return default_index;
+    }
+    for (auto index = strategy->next(); index; index = strategy->next())
+      if (index != default_index) return index;
+    return std::nullopt;
+  };
+
+  MeasureSettings settings = request.measure;
+  settings.seed = mix_seed(request.seed, problem.key());
+  const std::size_t planned = request.budget ? std::min(*request.budget, valid.size()) : valid.size();
+  observer.started(summary, planned);
+
+  while (true) {
+    if (g_stop_requested.load()) {
+      summary.interrupted = true;
+      summary.stop_reason = "interrupted";
+      break;
+    }
+    if (request.budget && summary.evaluated + summary.reused >= *request.budget) {
+      summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
+      break;
+    }
+    const auto index = next_index();
+    if (!index) {
+      summary.stop_reason = "space exhausted";
+      break;
+    }
+    const Config config = valid.config(*index);
+    EvaluationResult result;
+    if (const auto found = stored.find(config.key()); found != stored.end()) {
+      result = found->second.result;
+      ++summary.reused;
+    } else {
+      if (request.time_limit_s && elapsed() >= *request.time_limit_s) {
+        summary.stop_reason = "time limit reached";
+        break;
+      }
+      result = worker.evaluate(problem, config, settings, request.config_timeout_s);
+      store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, config, result);
+      ++summary.evaluated;
+    }
+    ++summary.outcomes[std::string(to_string(result.outcome))];
+    strategy->observe(*index, result);
+    if (better(result, summary.best)) summary.best = ConfigTiming{config, result.stats, result.error};
+    if (index == default_index && result.outcome == Outcome::ok)
+      summary.default_config = ConfigTiming{config, result.stats, result.error};
+    summary.seconds = elapsed();
+    observer.visited(summary, planned);
+  }
+  summary.seconds = elapsed();
+  store.finish_run(summary.run_id, summary.interrupted ? "interrupted" : "finished");
+  observer.finished(summary);
+  return summary;
+}
+
+}  // namespace ktune

@@ -1,0 +1,89 @@
+// One tune: a family on a backend for one problem. Builds the constrained space, lets the
+// strategy propose configs, reuses what the database already holds for this device, kernel
+// source, problem and config, evaluates the rest in the worker, and records every result in its
+// own transaction.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/backends/backend.hpp"
+#include "tuner/core/config.hpp"
+#include "tuner/core/device.hpp"
+#include "tuner/core/problem.hpp"
+
+namespace ktune {
+
+struct TuneRequest {
+  std::string family;
+  std::string backend = "cpu";
+  int device_index = 0;
+  std::map<std::string, std::int64_t> shape;  // overrides of the family's default dims
+  Precision precision = Precision::fp32;
+  std::string strategy = "brute_force";
+  std::optional<std::size_t> budget;          // configs visited (evaluated + reused)
+  std::optional<double> time_limit_s;         // wall time of this tune
+  std::uint64_t seed = 1;
+  std::filesystem::path db = "ktune.db";
+  std::optional<std::filesystem::path> space_file;  // default: search_spaces/<family>.<backend>.json
+  MeasureSettings measure;
+  double config_timeout_s = 60.0;             // per config, verification and timing included
+  std::vector<std::string> argv;
+};
+
+struct ConfigTiming {
+  Config config;
+  SampleStatistics stats;
+  double error = -1;
+};
+
+struct TuneSummary {
+  std::string family;
+  std::string backend;
+  DeviceInfo device;
+  Problem problem;
+  std::uint64_t space_total = 0;
+  std::size_t space_valid = 0;
+  double space_seconds = 0;
+  std::size_t evaluated = 0;  // measured in this run
+  std::size_t reused = 0;     // found in the database
+  std::map<std::string, std::size_t> outcomes;
+  std::optional<ConfigTiming> best;
+  std::optional<ConfigTiming> default_config;  // the family's untuned default, when valid and ok
+  double bytes = 0;
+  double flops = 0;
+  double seconds = 0;
+  std::string stop_reason;  // "space exhausted", "budget of 20 configs reached", ...
+  bool interrupted = false;
+  std::int64_t run_id = 0;
+  std::filesystem::path space_file;
+
+  nlohmann::json to_json() const;
+};
+
+// Progress events for the live line; all no-ops by default.
+class TuneObserver {
+ public:
+  virtual ~TuneObserver() = default;
+  virtual void started(const TuneSummary&, std::size_t planned) { (void)planned; }
+  virtual void visited(const TuneSummary&, std::size_t planned) { (void)planned; }
+  virtual void finished(const TuneSummary&) {}
+};
+
+// Set from a signal handler: the tune stops after the config in flight, as "interrupted".
+extern std::atomic<bool> g_stop_requested;
+
+// Where search-space files are found: $KTUNE_SEARCH_SPACES, else the source tree's
+// search_spaces/ (compiled in).
+std::filesystem::path default_space_file(const std::string& family, const std::string& backend);
+
+TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer);
+
+}  // namespace ktune

@@ -1,0 +1,211 @@
+#include "tuner/worker/worker_client.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "tuner/core/errors.hpp"
+#include "tuner/worker/protocol.hpp"
+#include "tuner/worker/worker_main.hpp"
+
+namespace ktune {
+namespace {
+
+constexpr std::size_t kStderrTailBytes = 4096;
+
+std::string self_executable() {
+  char path[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) throw std::runtime_error("cannot find the ktune executable (/proc/self/exe)");
+  return std::string(path, static_cast<std::size_t>(n));
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return "worker killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  if (WIFEXITED(status)) return "worker exited with status " + std::to_string(WEXITSTATUS(status));
+  return "worker ended";
+}
+
+int to_ms(double seconds) {
+  return seconds <= 0 ? -1 : static_cast<int>(std::min(seconds * 1000.0, static_cast<double>(INT_MAX)));
+}
+
+void throw_worker_error(const nlohmann::json& reply) {
+  const std::string message = reply.value("error", std::string("worker failed"));
+  switch (static_cast<ExitCode>(reply.value("exit_code", 1))) {
+    case ExitCode::bad_input: throw InputError(message);
+    case ExitCode::backend_absent: throw BackendUnavailable(message);
+    default: throw KtuneError(ExitCode::check_failed, message);
+  }
+}
+
+}  // namespace
+
+WorkerClient::WorkerClient(std::string backend, int device_index)
+    : backend_(std::move(backend)), device_index_(device_index) {}
+
+WorkerClient::~WorkerClient() { stop(true); }
+
+void WorkerClient::start() {
+  int requests[2], responses[2], errors[2];
+  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(responses, O_CLOEXEC) != 0 || pipe2(errors, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create worker pipes: ") + std::strerror(errno));
+  const std::string exe = self_executable();
+  const std::string device = std::to_string(device_index_);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("cannot start a worker: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Own process group: Ctrl-C in the terminal stops the tuner, which then ends the worker,
+    // instead of killing the worker mid-measurement and recording a false crash.
+    setpgid(0, 0);
+    // Move the pipe ends above the target numbers first, so no dup2 overwrites an end that is
+    // still to be moved; dup2 clears close-on-exec on the targets.
+    const int request_end = fcntl(requests[0], F_DUPFD_CLOEXEC, 10);
+    const int response_end = fcntl(responses[1], F_DUPFD_CLOEXEC, 10);
+    const int error_end = fcntl(errors[1], F_DUPFD_CLOEXEC, 10);
+    if (request_end < 0 || response_end < 0 || error_end < 0) _exit(126);
+    dup2(request_end, kWorkerRequestFd);
+    dup2(response_end, kWorkerResponseFd);
+    dup2(error_end, STDERR_FILENO);
+    dup2(error_end, STDOUT_FILENO);  // a chatty kernel must not corrupt the protocol
+    std::vector<std::string> args{exe, "worker", "--backend", backend_, "--device", device};
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  close(requests[0]);
+  close(responses[1]);
+  close(errors[1]);
+  pid_ = pid;
+  request_fd_ = requests[1];
+  responses_ = std::make_unique<LineReader>(responses[0]);
+  stderr_fd_ = errors[0];
+  {
+    std::lock_guard lock(stderr_mutex_);
+    stderr_text_.clear();
+  }
+  stderr_drain_ = std::thread([this, fd = stderr_fd_] {
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n < 0) continue;
+      std::lock_guard lock(stderr_mutex_);
+      stderr_text_.append(chunk, static_cast<std::size_t>(n));
+      if (stderr_text_.size() > kStderrTailBytes) stderr_text_.erase(0, stderr_text_.size() - kStderrTailBytes);
+    }
+  });
+  if (started_once_) ++restarts_;
+  started_once_ = true;
+}
+
+void WorkerClient::stop(bool graceful) {
+  if (pid_ <= 0) return;
+  if (graceful) write_line(request_fd_, R"({"op":"quit"})");
+  close(request_fd_);  // EOF also tells the worker to exit
+  int status = 0;
+  bool reaped = false;
+  if (graceful) {
+    for (int i = 0; i < 100 && !reaped; ++i) {  // up to 1 s to exit by itself
+      reaped = waitpid(pid_, &status, WNOHANG) == pid_;
+      if (!reaped) usleep(10000);
+    }
+  }
+  if (!reaped) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
+  pid_ = -1;
+  release_channels();
+}
+
+void WorkerClient::release_channels() {
+  if (stderr_drain_.joinable()) stderr_drain_.join();  // ends at EOF, once the worker is gone
+  close(stderr_fd_);
+  close(responses_->fd());
+  responses_.reset();
+}
+
+std::string WorkerClient::stderr_tail() {
+  std::lock_guard lock(stderr_mutex_);
+  std::string tail = stderr_text_;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  return tail;
+}
+
+bool WorkerClient::exchange(const nlohmann::json& request, double timeout_s, nlohmann::json& reply,
+                            EvaluationResult& failure) {
+  if (pid_ <= 0) start();
+  std::string line;
+  LineReader::Status status = LineReader::Status::closed;
+  if (write_line(request_fd_, request.dump())) status = responses_->read_line(line, to_ms(timeout_s));
+  if (status == LineReader::Status::line) {
+    reply = nlohmann::json::parse(line);
+    return true;
+  }
+  if (status == LineReader::Status::timeout) {
+    kill(pid_, SIGKILL);
+    stop(false);
+    failure.outcome = Outcome::timeout;
+    char text[96];
+    std::snprintf(text, sizeof text, "no answer within %.1f s; worker killed and restarted", timeout_s);
+    failure.message = text;
+    return false;
+  }
+  // The worker closed its end: it died. Reap it to learn how.
+  int wait_status = 0;
+  waitpid(pid_, &wait_status, 0);
+  pid_ = -1;
+  close(request_fd_);
+  release_channels();
+  const std::string how = describe_exit(wait_status);
+  failure.outcome = Outcome::crashed;
+  const std::string tail = stderr_tail();
+  failure.message = how + (tail.empty() ? "" : "; worker stderr: " + tail);
+  return false;
+}
+
+DeviceInfo WorkerClient::hello(double timeout_s) {
+  nlohmann::json reply;
+  EvaluationResult failure;
+  if (!exchange({{"op", "hello"}}, timeout_s, reply, failure))
+    throw BackendUnavailable("the " + backend_ + " worker failed while opening device " + std::to_string(device_index_) +
+                             ": " + failure.message);
+  if (!reply.value("ok", false)) throw_worker_error(reply);
+  const auto& device = reply.at("device");
+  DeviceInfo info;
+  info.backend = device.at("backend");
+  info.name = device.at("name");
+  info.vendor = device.at("vendor");
+  info.architecture = device.at("architecture");
+  info.fingerprint = device.at("fingerprint");
+  info.limits = device.at("limits").get<std::map<std::string, std::int64_t>>();
+  info.properties = device.at("properties");
+  return info;
+}
+
+EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& config, const MeasureSettings& settings,
+                                        double timeout_s) {
+  const nlohmann::json request = {{"op", "evaluate"},
+                                  {"problem", problem.to_json()},
+                                  {"config", protocol::config_to_json(config)},
+                                  {"settings", settings.to_json()}};
+  nlohmann::json reply;
+  EvaluationResult failure;
+  if (!exchange(request, timeout_s, reply, failure)) return failure;
+  if (!reply.value("ok", false)) throw_worker_error(reply);
+  return EvaluationResult::from_json(reply.at("result"));
+}
+
+}  // namespace ktune

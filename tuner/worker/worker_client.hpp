@@ -1,0 +1,56 @@
+// The tuner's handle on one worker process. A variant that crashes the worker or never answers
+// becomes a `crashed` / `timeout` result; the next request starts a fresh worker.
+//
+//   WorkerClient worker("cpu", 0);
+//   DeviceInfo device = worker.hello(30.0);
+//   EvaluationResult r = worker.evaluate(problem, config, settings, /*timeout_s=*/60.0);
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "tuner/backends/backend.hpp"
+#include "tuner/worker/line_channel.hpp"
+
+namespace ktune {
+
+class WorkerClient {
+ public:
+  WorkerClient(std::string backend, int device_index);
+  ~WorkerClient();
+  WorkerClient(const WorkerClient&) = delete;
+  WorkerClient& operator=(const WorkerClient&) = delete;
+
+  // Starts the worker and opens the device. Errors the worker reports (no device: exit 3) are
+  // rethrown as the matching KtuneError.
+  DeviceInfo hello(double timeout_s);
+  EvaluationResult evaluate(const Problem& problem, const Config& config, const MeasureSettings& settings,
+                            double timeout_s);
+  int restarts() const { return restarts_; }
+
+ private:
+  void start();
+  void stop(bool graceful);
+  void release_channels();
+  // Sends one request and waits for its reply; on crash or timeout fills `failure` instead.
+  bool exchange(const nlohmann::json& request, double timeout_s, nlohmann::json& reply, EvaluationResult& failure);
+  std::string stderr_tail();
+
+  std::string backend_;
+  int device_index_;
+  pid_t pid_ = -1;
+  int request_fd_ = -1;
+  std::unique_ptr<LineReader> responses_;
+  int stderr_fd_ = -1;
+  std::thread stderr_drain_;
+  std::mutex stderr_mutex_;
+  std::string stderr_text_;  // last few KiB the worker wrote to stderr
+  int restarts_ = 0;
+  bool started_once_ = false;
+};
+
+}  // namespace ktune

@@ -1,0 +1,54 @@
+#include "tuner/worker/worker_main.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "tuner/backends/registry.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/worker/line_channel.hpp"
+#include "tuner/worker/protocol.hpp"
+
+namespace ktune {
+namespace {
+
+nlohmann::json error_reply(const std::string& message, ExitCode code) {
+  return {{"ok", false}, {"error", message}, {"exit_code", static_cast<int>(code)}};
+}
+
+}  // namespace
+
+int run_worker(const std::string& backend_name, int device_index) {
+  LineReader requests(kWorkerRequestFd);
+  auto reply = [](const nlohmann::json& message) { write_line(kWorkerResponseFd, message.dump()); };
+  std::unique_ptr<Backend> backend;
+  std::string line;
+  while (requests.read_line(line, -1) == LineReader::Status::line) {
+    nlohmann::json request;
+    try {
+      request = nlohmann::json::parse(line);
+      const std::string op = request.at("op").get<std::string>();
+      if (op == "quit") return 0;
+      if (!backend) backend = open_backend(backend_name, device_index);
+      if (op == "hello") {
+        reply({{"ok", true}, {"device", backend->device().to_json()}});
+      } else if (op == "evaluate") {
+        const Problem problem = protocol::problem_from_json(request.at("problem"));
+        const Config config = protocol::config_from_json(request.at("config"));
+        const MeasureSettings settings = MeasureSettings::from_json(request.at("settings"));
+        const EvaluationResult result = backend->evaluate(find_family(problem.family), problem, config, settings);
+        reply({{"ok", true}, {"result", result.to_json()}});
+      } else {
+        reply(error_reply("unknown worker request '" + op + "'", ExitCode::bad_input));
+      }
+    } catch (const KtuneError& e) {
+      reply(error_reply(e.what(), e.code()));
+    } catch (const std::exception& e) {
+      reply(error_reply(e.what(), ExitCode::check_failed));
+    }
+  }
+  return 0;
+}
+
+}  // namespace ktune
