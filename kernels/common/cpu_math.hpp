@@ -11,8 +11,11 @@ namespace ktune::cpu {
 // float range, no libm call, so a loop over lanes vectorises. Inputs beyond the float range
 // saturate to 0 / +inf like expf.
 inline float exp_poly(float x) {
-  x = std::fmin(std::fmax(x, -87.3f), 88.7f);
-  const float n = std::nearbyint(x * 1.44269504088896341f);
+  // Plain comparisons and the 1.5 * 2^23 rounding trick instead of fmin/fmax/nearbyint keep
+  // the body branch-free and call-free, which is what lets a loop over lanes vectorise.
+  x = x < -87.3f ? -87.3f : x;
+  x = x > 88.7f ? 88.7f : x;
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const float r = (x - n * 0.693145751953125f) - n * 1.428606765330187e-06f;
   float p = 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;

@@ -299,7 +299,28 @@ const std::vector<Case>& python_cases() {
       {"is_pow2(2 ** 62)", {}, I(1LL)},
       {"min(x, y) * max(x, y)", {{"x", I(3LL)}, {"y", I(7LL)}}, I(21LL)},
       {"max(min(x, 4), 1)", {{"x", I(9LL)}}, I(4LL)},
-
+      {"x - y", {{"x", D(2.5)}, {"y", I(1LL)}}, D(1.5)},
+      {"x // y", {{"x", D(-7.5)}, {"y", I(2LL)}}, D(-4.0)},
+      {"x % 3", {{"x", D(-7.5)}}, D(1.5)},
+      {"x ** y", {{"x", I(2LL)}, {"y", D(0.5)}}, D(1.4142135623730951)},
+      {"x < y", {{"x", I(1LL)}, {"y", D(1.5)}}, I(1)},
+      {"x == y", {{"x", I(2LL)}, {"y", D(2.0)}}, I(1)},
+      {"s + t", {{"s", S("ab")}, {"t", S("cd")}}, S("abcd")},
+      {"x / 4", {{"x", I(10LL)}}, D(2.5)},
+      {"x ** 2", {{"x", I(3LL)}}, I(9LL)},
+      {"x ** 2", {{"x", D(1.5)}}, D(2.25)},
+      {"x * y", {{"x", I(3LL)}, {"y", D(0.5)}}, D(1.5)},
+      {"x % y", {{"x", I(7LL)}, {"y", I(-3LL)}}, I(-2LL)},
+      {"x // y", {{"x", I(7LL)}, {"y", I(-3LL)}}, I(-3LL)},
+      {"x // 3", {{"x", I(-7LL)}}, I(-3LL)},
+      {"x % 3", {{"x", I(-7LL)}}, I(2LL)},
+      {"x >= 2.5", {{"x", I(2LL)}}, I(0)},
+      {"x != y", {{"x", S("a")}, {"y", S("a")}}, I(0)},
+      {"x <= y", {{"x", S("a")}, {"y", S("b")}}, I(1)},
+      {"x + 0.5", {{"x", I(1LL)}}, D(1.5)},
+      {"-x ** 2", {{"x", I(3LL)}}, I(-9LL)},
+      {"(-x) ** 2", {{"x", I(3LL)}}, I(9LL)},
+      {"x ** -1", {{"x", I(4LL)}}, D(0.25)},
   };
   return cases;
 }
@@ -311,6 +332,53 @@ TEST(Expression, MatchesPythonEval) {
     ASSERT_NO_THROW(got = eval(c.text, c.vars));
     EXPECT_TRUE(same_value(got, c.want));
   }
+}
+
+// The compiler folds variables and small int constants into binary instructions (five operand
+// modes). Every mode must give the same value, or the same error, as the plain stack form.
+TEST(Expression, OperandModesAgree) {
+  const char* ops[] = {"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "in", "not in"};
+  const std::vector<Value> values = {I(7), I(-3), I(0), I(2), D(2.5), D(-0.5), S("ab"), S("")};
+  auto outcome = [](const std::string& text, const Value& a, const Value& b) -> std::string {
+    try {
+      Expression e = Expression::parse(text, "mode");
+      e.bind({"a", "b"});
+      const Value v = e.evaluate(std::vector<Value>{a, b});
+      return describe(v);
+    } catch (const InputError& error) {
+      std::string msg = error.what();
+      // Same message up to the quoted text.
+      return "error: " + msg.substr(0, msg.find(" at column "));
+    }
+  };
+  int compared = 0;
+  for (const char* op : ops) {
+    for (const Value& a : values) {
+      for (const Value& b : values) {
+        const std::string o = std::string(" ") + op + " ";
+        const std::string ss = outcome("(a if 1 else 0)" + o + "(b if 1 else 0)", a, b);  // stack, stack
+        EXPECT_EQ(outcome("(a if 1 else 0)" + o + "b", a, b), ss) << op;                  // stack, slot
+        EXPECT_EQ(outcome("a" + o + "b", a, b), ss) << op;                                // slot, slot
+        if (const auto* i = std::get_if<std::int64_t>(&b)) {
+          const std::string lit = std::to_string(*i);
+          EXPECT_EQ(outcome("a" + o + lit, a, b), ss) << op << " " << lit;                  // slot, imm
+          EXPECT_EQ(outcome("(a if 1 else 0)" + o + lit, a, b), ss) << op << " " << lit;    // stack, imm
+        }
+        // The last link of a chain goes through the same modes: 1 < 2 OP b is 2 OP b.
+        if (std::string(op).find_first_of("=<>in") != std::string::npos) {
+          EXPECT_EQ(outcome("1 < 2" + o + "b", a, b), outcome("2" + o + "b", a, b)) << op;
+          if (const auto* i = std::get_if<std::int64_t>(&b)) {
+            EXPECT_EQ(outcome("1 < 2" + o + std::to_string(*i), a, b), outcome("2" + o + "b", a, b)) << op;
+          }
+        }
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 15 * 8 * 8);
+  // A couple of spot checks so that agreement is not vacuous.
+  EXPECT_EQ(outcome("a // b", I(7), I(-3)), "int -3");
+  EXPECT_EQ(outcome("a - b", S("ab"), I(2)), "error: mode: unsupported operand types for -: 'str' and 'int'");
 }
 
 TEST(Expression, PrecedenceAndAssociativity) {
@@ -511,6 +579,21 @@ TEST(Expression, FunctionErrors) {
   EXPECT_NE(eval_error("ceil(1e300)").find("out of integer range"), std::string::npos);
   EXPECT_NE(eval_error("min(1, 'a')").find("not supported"), std::string::npos);
   EXPECT_NE(eval_error("is_pow2('8')").find("is_pow2"), std::string::npos);
+}
+
+TEST(Expression, DeepStacksAndLongLists) {
+  // More than the interpreter's inline stack (64 cells): a 200-item list and a 100-argument max.
+  std::string list = "x in [";
+  std::string args = "max(";
+  for (int k = 0; k < 200; ++k) list += std::to_string(k * 3) + (k + 1 < 200 ? ", " : "]");
+  for (int k = 0; k < 100; ++k) args += std::to_string((k * 37) % 101) + (k + 1 < 100 ? ", " : ")");
+  EXPECT_TRUE(same_value(eval(list, {{"x", I(597)}}), I(1)));
+  EXPECT_TRUE(same_value(eval(list, {{"x", I(598)}}), I(0)));
+  EXPECT_TRUE(same_value(eval(args), I(100)));
+  // Right-nested arithmetic keeps every operand on the stack.
+  std::string nested = "1";
+  for (int k = 0; k < 80; ++k) nested = "x + (" + nested + ")";
+  EXPECT_TRUE(same_value(eval(nested, {{"x", I(2)}}), I(161)));
 }
 
 TEST(Expression, LiteralsAndTypes) {
