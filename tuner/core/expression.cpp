@@ -1,9 +1,11 @@
-// The expression language: a recursive-descent parser builds a small AST, which is compiled once
-// into flat stack bytecode (8-byte instructions, jumps for short-circuit logic, pre-resolved slot
-// indices after bind()). evaluate() runs the bytecode over a fixed stack of 16-byte cells on the
-// C++ stack: no name lookups, no allocation unless a string is concatenated (or the expression is
-// pathologically deep). Strings are never copied: a cell points at the slot's or the constant's
-// std::string.
+// The expression language: a recursive-descent parser builds a small AST (folding numeric
+// constants), which is compiled once into flat stack bytecode: 12-byte instructions, jumps for
+// short-circuit logic, binary ops that read variables and small int constants directly (so
+// `x * y <= 1024` is two instructions), and slot indices patched in by bind(). evaluate() runs the
+// bytecode over a fixed stack of 16-byte cells on the C++ stack: no name lookups, no allocation
+// unless a string is concatenated (or the expression needs more than 64 stack cells). Strings are
+// never copied: a cell points at the slot's or the constant's std::string. evaluate() is const
+// and keeps no state, so one bound expression may be evaluated from several threads.
 //
 // Semantics follow Python 3 (T1 `Conditions` are Python expressions): int/float arithmetic with
 // Python floor division and modulo, `**` right-associative and tighter than unary minus, chained
@@ -15,8 +17,8 @@
 // `!a < b` is `(!a) < b`, while `not a < b` is Python's `not (a < b)`.
 #include "tuner/core/expression.hpp"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>

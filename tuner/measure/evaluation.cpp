@@ -1,5 +1,7 @@
 #include "tuner/measure/evaluation.hpp"
 
+#include <cmath>
+
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
@@ -8,7 +10,7 @@ nlohmann::json EvaluationResult::to_json() const {
   return {{"outcome", std::string(to_string(outcome))},
           {"message", message},
           {"samples_ns", samples_ns},
-          {"error", error},
+          {"error", std::isnan(error) ? nlohmann::json(nullptr) : nlohmann::json(error)},  // JSON has no NaN
           {"compile_ms", compile_ms},
           {"environment", environment}};
 }
@@ -21,7 +23,8 @@ EvaluationResult EvaluationResult::from_json(const nlohmann::json& json) {
   result.message = json.value("message", "");
   result.samples_ns = json.value("samples_ns", std::vector<double>{});
   result.stats = summarize(result.samples_ns);
-  result.error = json.value("error", -1.0);
+  const auto& error = json.contains("error") ? json.at("error") : nlohmann::json(-1.0);
+  result.error = error.is_null() ? std::nan("") : error.get<double>();
   result.compile_ms = json.value("compile_ms", 0.0);
   result.environment = json.value("environment", nlohmann::json::object());
   return result;

@@ -17,7 +17,8 @@ struct EvaluationResult {
   std::string message;               // why it failed, or notes (e.g. "time cap reached")
   std::vector<double> samples_ns;    // every timed sample, in order
   SampleStatistics stats;            // summary of samples_ns
-  double error = -1;                 // relative L2 error vs the reference; -1 when not verified
+  double error = -1;                 // relative L2 error vs the reference; -1 when not verified,
+                                     // NaN when the output held NaN or infinity (null in JSON)
   double compile_ms = 0;             // time to build the variant (0 when prebuilt)
   nlohmann::json environment = nlohmann::json::object();  // clocks, throttling, ...
 

@@ -1,0 +1,63 @@
+"""Shared plumbing of the integration tests: they run the real ktune binary in a scratch
+directory and read what it wrote (stdout JSON, the SQLite database, generated headers).
+
+Each test file is a unittest module run by ctest as
+    python3 test_x.py --ktune PATH --source-dir DIR --cxx COMPILER
+"""
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ARGS = None
+
+
+def parse_args():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ktune", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--cxx", default="c++")
+    ARGS, rest = parser.parse_known_args()
+    return [sys.argv[0]] + rest
+
+
+class KtuneTestCase(unittest.TestCase):
+    """Gives each test a scratch directory and helpers to run ktune in it."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="ktune-test-")
+        self.dir = self._tmp.name
+        self.db = os.path.join(self.dir, "ktune.db")
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def ktune(self, *args, env_extra=None, timeout=300, check=None):
+        """Runs ktune; returns the CompletedProcess. `check` asserts the exit code."""
+        env = dict(os.environ)
+        env.update(env_extra or {})
+        result = subprocess.run([ARGS.ktune, *args], cwd=self.dir, capture_output=True, text=True,
+                                timeout=timeout, env=env)
+        if check is not None:
+            self.assertEqual(result.returncode, check,
+                             f"ktune {' '.join(args)} exited {result.returncode}\n"
+                             f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+        return result
+
+    def ktune_json(self, *args, **kwargs):
+        result = self.ktune(*args, "--json", check=kwargs.pop("check", 0), **kwargs)
+        return json.loads(result.stdout)
+
+    def query(self, sql, params=(), db=None):
+        with sqlite3.connect(db or self.db) as connection:
+            return connection.execute(sql, params).fetchall()
+
+
+def main():
+    argv = parse_args()
+    unittest.main(argv=argv, verbosity=2)

@@ -1,0 +1,75 @@
+"""kill -9 of the tuner at random moments: every rerun resumes, the database stays intact, and no
+finished config is lost or measured twice."""
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+
+import harness
+
+SHAPE = "rows=512,cols=4096"
+# Long enough per config that kills land mid-measurement as well as between configs.
+ARGS = ["tune", "--kernel", "rmsnorm", "--backend", "cpu", "--shape", SHAPE, "--strategy", "random",
+        "--seed", "3", "--no-export", "--max-seconds-per-config", "0.1", "--min-samples", "40"]
+
+
+class KillAndResume(harness.KtuneTestCase):
+    def measured(self):
+        if not os.path.exists(self.db):
+            return set()
+        rows = self.query("SELECT config FROM measurements")
+        configs = [r[0] for r in rows]
+        self.assertEqual(len(configs), len(set(configs)), "a config was stored twice")
+        return set(configs)
+
+    def test_kill_minus_nine_loop(self):
+        rng = random.Random(2026)
+        budget = 80
+        seen = set()
+        trials = 10
+        for trial in range(trials):
+            process = subprocess.Popen([harness.ARGS.ktune, *ARGS, "--budget", str(budget), "--db", self.db],
+                                       cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                       start_new_session=True)
+            time.sleep(rng.uniform(0.05, 0.6))
+            os.killpg(process.pid, signal.SIGKILL)  # the tuner and its worker, like a lost machine
+            process.wait()
+            now = self.measured()
+            self.assertTrue(seen <= now, f"trial {trial}: finished configs disappeared")
+            seen = now
+            if os.path.exists(self.db):
+                self.assertEqual(self.query("PRAGMA integrity_check")[0][0], "ok")
+        self.assertGreater(len(seen), 0, "no kill landed after the first result")
+        self.assertLess(len(seen), budget, "every trial finished before its kill; the test proves nothing")
+
+        # An uninterrupted rerun completes the budget, measuring only what is missing.
+        final = self.ktune_json(*ARGS, "--budget", str(budget), "--db", self.db)
+        self.assertEqual(final["evaluated"] + final["reused"], budget)
+        self.assertEqual(final["reused"], len(seen))
+        self.assertEqual(len(self.measured()), budget)
+        self.assertEqual(self.query("PRAGMA integrity_check")[0][0], "ok")
+        # And a further rerun measures nothing.
+        again = self.ktune_json(*ARGS, "--budget", str(budget), "--db", self.db)
+        self.assertEqual((again["evaluated"], again["reused"]), (0, budget))
+
+    def test_ctrl_c_records_an_interrupted_run(self):
+        process = subprocess.Popen([harness.ARGS.ktune, *ARGS, "--budget", "200", "--db", self.db, "--json"],
+                                   cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        while time.time() < deadline and len(self.measured()) < 3:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 130, err)
+        summary = json.loads(out)
+        self.assertTrue(summary["interrupted"])
+        self.assertEqual(summary["stop_reason"], "interrupted")
+        self.assertEqual(self.query("SELECT status FROM runs")[0][0], "interrupted")
+        # The worker was not hit by the Ctrl-C: nothing is recorded as crashed.
+        self.assertEqual(self.query("SELECT COUNT(*) FROM measurements WHERE outcome != 'ok'")[0][0], 0)
+
+
+if __name__ == "__main__":
+    harness.main()
