@@ -119,6 +119,14 @@ class EndToEnd(harness.KtuneTestCase):
         self.assertEqual(summary["stop_reason"], "time limit reached")
         self.assertLess(summary["evaluated"], summary["space"]["valid"])
         self.assertLess(summary["seconds"], 5)
+        # Reused results count toward the limit with the time they took, so an identical rerun
+        # stops where the first one did and measures nothing new.
+        again = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=512,cols=4096",
+                                "--time-limit", "1", "--db", self.db, "--no-export",
+                                "--max-seconds-per-config", "0.1")
+        self.assertEqual(again["evaluated"], 0)
+        self.assertEqual(again["reused"], summary["evaluated"])
+        self.assertEqual(again["best"]["config"], summary["best"]["config"])
 
     def test_devices_list_space(self):
         devices = self.ktune_json("devices")

@@ -158,6 +158,10 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   const std::size_t planned = request.budget ? std::min(*request.budget, valid.size()) : valid.size();
   observer.started(summary, planned);
 
+  // The time limit is on time spent evaluating configs; reused results count with the time they
+  // took when they were measured, so an identical rerun stops exactly where the first run
+  // stopped and measures nothing new.
+  double spent_seconds = 0;
   while (true) {
     if (g_stop_requested.load()) {
       summary.interrupted = true;
@@ -178,12 +182,20 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     if (const auto found = stored.find(config.key()); found != stored.end()) {
       result = found->second.result;
       ++summary.reused;
+      spent_seconds += result.environment.value("evaluation_seconds", 0.0);
     } else {
-      if (request.time_limit_s && elapsed() >= *request.time_limit_s) {
+      if (request.time_limit_s && spent_seconds >= *request.time_limit_s) {
         summary.stop_reason = "time limit reached";
         break;
       }
+      const double evaluation_start = elapsed();
       result = worker.evaluate(problem, config, settings, request.config_timeout_s);
+      const double evaluation_seconds = elapsed() - evaluation_start;
+      result.environment["evaluation_seconds"] = evaluation_seconds;
+      spent_seconds += evaluation_seconds;
+      nlohmann::json launch = nlohmann::json::object();  // derived geometry, kept with the result
+      for (const auto& [name, value] : space.launch(config, context)) launch[name] = to_json(value);
+      result.environment["launch"] = launch;
       store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, config, result);
       ++summary.evaluated;
     }

@@ -29,7 +29,8 @@ struct TuneRequest {
   Precision precision = Precision::fp32;
   std::string strategy = "brute_force";
   std::optional<std::size_t> budget;          // configs visited (evaluated + reused)
-  std::optional<double> time_limit_s;         // wall time of this tune
+  std::optional<double> time_limit_s;         // seconds spent evaluating configs; reused results
+                                              // count with the time they took when measured
   std::uint64_t seed = 1;
   std::filesystem::path db = "ktune.db";
   std::optional<std::filesystem::path> space_file;  // default: search_spaces/<family>.<backend>.json
