@@ -22,13 +22,13 @@ struct TuneOptions {
   std::string backend;
   std::string shape;
   std::string precision = "fp32";
-  std::string strategy = "brute_force";
+  std::string strategy = "random";
   std::optional<std::size_t> budget;
   std::optional<double> time_limit;
   std::uint64_t seed = 1;
   std::string space_file;
   double config_timeout = 60.0;
-  double max_seconds_per_config = 1.0;
+  double max_seconds_per_config = 0.5;
   std::size_t min_samples = 10;
   double max_noise = 0.005;
   std::string export_dir = "tuned";
@@ -143,7 +143,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)");
   command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (default: the family's)");
   command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
-  command->add_option("--strategy", options->strategy, "brute_force or random (sampling without replacement)")->capture_default_str();
+  command->add_option("--strategy", options->strategy, "random (sampling without replacement: the whole space when\n"
+                      "unlimited, a spread sample under a budget) or brute_force (enumeration order)")->capture_default_str();
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)");
   command->add_option("--time-limit", options->time_limit, "At most SEC seconds per kernel");
   command->add_option("--seed", options->seed, "Seed of the strategy and of the random inputs")->capture_default_str();

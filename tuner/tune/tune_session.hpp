@@ -27,7 +27,7 @@ struct TuneRequest {
   int device_index = 0;
   std::map<std::string, std::int64_t> shape;  // overrides of the family's default dims
   Precision precision = Precision::fp32;
-  std::string strategy = "brute_force";
+  std::string strategy = "random";
   std::optional<std::size_t> budget;          // configs visited (evaluated + reused)
   std::optional<double> time_limit_s;         // seconds spent evaluating configs; reused results
                                               // count with the time they took when measured
