@@ -4,14 +4,13 @@
 //   vector_width   float lanes per accumulator (W); the sum of squares keeps W partial sums so
 //                  the reduction vectorises without reassociating a single running sum
 //   unroll         independent accumulators of W lanes (U), hiding the add latency
-#include <algorithm>
 #include <cmath>
 
 #include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_numeric.hpp"
+#include "kernels/common/cpu_rows.hpp"
 #include "kernels/rmsnorm/rmsnorm.hpp"
 #include "ktune/source_hash/rmsnorm_cpu.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
 
 namespace ktune {
 namespace {
@@ -49,9 +48,7 @@ class RmsNormCpu final : public CpuKernel {
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
     const std::int64_t rows = context.problem.dim("rows");
     const std::int64_t cols = context.problem.dim("cols");
-    const int threads = static_cast<int>(context.config.get_int("threads"));
-    const std::int64_t rows_per_task = context.config.get_int("rows_per_task");
-    if (rows_per_task < 1) throw UnsupportedConfig("rows_per_task must be at least 1");
+    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
     const std::int64_t vector_width = context.config.get_int("vector_width");
     const std::int64_t unroll = context.config.get_int("unroll");
     std::function<void()> launch;
@@ -63,15 +60,9 @@ class RmsNormCpu final : public CpuKernel {
       const T* x = static_cast<const T*>(context.tensors[0].data);
       const T* weight = static_cast<const T*>(context.tensors[1].data);
       T* out = static_cast<T*>(context.tensors[2].data);
-      ThreadPool* pool = &context.pool;
-      const std::int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
-      launch = [=] {
-        pool->parallel_for(tasks, threads, [=](std::int64_t task) {
-          const std::int64_t end = std::min(rows, (task + 1) * rows_per_task);
-          for (std::int64_t r = task * rows_per_task; r < end; ++r)
-            row_fn(x + r * cols, weight, out + r * cols, cols);
-        });
-      };
+      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
+        row_fn(x + r * cols, weight, out + r * cols, cols);
+      });
     });
     if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
     return launch;

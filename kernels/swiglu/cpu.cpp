@@ -3,15 +3,14 @@
 //   vector_width, unroll    elements per step (W lanes x U groups) of the elementwise loop
 //   exp                     "libm" (std::exp per element) or "poly" (a polynomial exp that
 //                           vectorises across lanes; see kernels/common/cpu_math.hpp)
-#include <algorithm>
 #include <cmath>
 
 #include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_math.hpp"
 #include "kernels/common/cpu_numeric.hpp"
+#include "kernels/common/cpu_rows.hpp"
 #include "kernels/swiglu/swiglu.hpp"
 #include "ktune/source_hash/swiglu_cpu.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
 
 namespace ktune {
 namespace {
@@ -46,9 +45,7 @@ class SwiGluCpu final : public CpuKernel {
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
     const std::int64_t rows = context.problem.dim("rows");
     const std::int64_t cols = context.problem.dim("cols");
-    const int threads = static_cast<int>(context.config.get_int("threads"));
-    const std::int64_t rows_per_task = context.config.get_int("rows_per_task");
-    if (rows_per_task < 1) throw UnsupportedConfig("rows_per_task must be at least 1");
+    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
     const std::int64_t vector_width = context.config.get_int("vector_width");
     const std::int64_t unroll = context.config.get_int("unroll");
     const Value& exp_value = context.config.at("exp");
@@ -66,15 +63,9 @@ class SwiGluCpu final : public CpuKernel {
           });
       const T* x = static_cast<const T*>(context.tensors[0].data);
       T* out = static_cast<T*>(context.tensors[1].data);
-      ThreadPool* pool = &context.pool;
-      const std::int64_t tasks = (rows + rows_per_task - 1) / rows_per_task;
-      launch = [=] {
-        pool->parallel_for(tasks, threads, [=](std::int64_t task) {
-          const std::int64_t end = std::min(rows, (task + 1) * rows_per_task);
-          for (std::int64_t r = task * rows_per_task; r < end; ++r)
-            row_fn(x + r * 2 * cols, x + r * 2 * cols + cols, out + r * cols, cols);
-        });
-      };
+      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
+        row_fn(x + r * 2 * cols, x + r * 2 * cols + cols, out + r * cols, cols);
+      });
     });
     if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
     return launch;

@@ -1,0 +1,41 @@
+// Row-parallel scheduling shared by the CPU families whose work splits into independent rows:
+// the `threads` and `rows_per_task` parameters, read once, and the launch that hands rows to
+// the pool in tasks of `rows_per_task`.
+//
+//   const RowSchedule schedule = RowSchedule::from(context.config);
+//   return launch_rows(context.pool, rows, schedule, [=](std::int64_t r) { row_fn(...r...); });
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+
+#include "tuner/backends/cpu/cpu_kernel.hpp"
+#include "tuner/backends/cpu/thread_pool.hpp"
+
+namespace ktune::cpu {
+
+struct RowSchedule {
+  int threads;
+  std::int64_t rows_per_task;
+
+  static RowSchedule from(const Config& config) {
+    const RowSchedule schedule{static_cast<int>(config.get_int("threads")), config.get_int("rows_per_task")};
+    if (schedule.threads < 1) throw UnsupportedConfig("threads must be at least 1");
+    if (schedule.rows_per_task < 1) throw UnsupportedConfig("rows_per_task must be at least 1");
+    return schedule;
+  }
+};
+
+template <typename RowBody>
+std::function<void()> launch_rows(ThreadPool& pool, std::int64_t rows, RowSchedule schedule, RowBody body) {
+  const std::int64_t tasks = (rows + schedule.rows_per_task - 1) / schedule.rows_per_task;
+  return [&pool, rows, schedule, tasks, body] {
+    pool.parallel_for(tasks, schedule.threads, [&](std::int64_t task) {
+      const std::int64_t end = std::min(rows, (task + 1) * schedule.rows_per_task);
+      for (std::int64_t r = task * schedule.rows_per_task; r < end; ++r) body(r);
+    });
+  };
+}
+
+}  // namespace ktune::cpu
