@@ -132,13 +132,14 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
 
 void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   auto options = std::make_shared<TuneOptions>();
-  auto* command = app.add_subcommand(
-      "tune",
-      "Tune kernel families: enumerate the valid configs, verify and time each in a worker process, store\n"
-      "every result, export the winners to tuned/<kernel>.hpp. Rerunning resumes: configs already in the\n"
-      "database for this device, kernel source, problem and config are reused, not measured again.\n"
-      "Without --budget or --time-limit each kernel gets 60 s. With no arguments: the default kernels\n"
-      "(rmsnorm, swiglu) on the best backend present.");
+  auto* command = app.add_subcommand("tune", "Tune kernel families and export the winners (the main job)");
+  command->footer(
+      "Enumerates the valid configs, verifies and times each in a worker process, stores every\n"
+      "result in the database and exports the winners to <export-dir>/<kernel>.hpp. Rerunning\n"
+      "resumes: configs already measured for this device, kernel source, problem and config are\n"
+      "reused, not measured again. Without --budget or --time-limit each kernel gets 60 s of\n"
+      "evaluation. With no arguments: the default kernels (rmsnorm, swiglu) on the best backend\n"
+      "present. Ctrl-C stops after the config in flight (exit 130); results are kept.");
   command->add_option("--kernel,-k", options->kernels, "Kernel family to tune; repeat for several (see ktune list)");
   command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)");
   command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (default: the family's)");
@@ -146,7 +147,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--strategy", options->strategy, "random (sampling without replacement: the whole space when\n"
                       "unlimited, a spread sample under a budget) or brute_force (enumeration order)")->capture_default_str();
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)");
-  command->add_option("--time-limit", options->time_limit, "At most SEC seconds per kernel");
+  command->add_option("--time-limit", options->time_limit, "At most SEC seconds of evaluation per kernel (reused results count\n"
+                      "with the time they took when measured)");
   command->add_option("--seed", options->seed, "Seed of the strategy and of the random inputs")->capture_default_str();
   command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json");
   command->add_option("--config-timeout", options->config_timeout,
