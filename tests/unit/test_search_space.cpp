@@ -156,6 +156,9 @@ TEST(SearchSpace, T1SpecsMatchKernelTunerCounts) {
   const ValidConfigs valid = convolution.enumerate({});
   EXPECT_EQ(valid.total(), 10240u);
   EXPECT_EQ(valid.size(), 4362u);  // entries in convolution_milo_A100.json.gz, all valid configs
+  const SearchSpace dedispersion = load_t1_space(data / "kernel_tuner_caches/dedispersion_milo_T1.json");
+  EXPECT_EQ(dedispersion.enumerate({}).total(), 22272u);
+  EXPECT_EQ(dedispersion.enumerate({}).size(), 11130u);  // entries in dedispersion_milo_A100.json.gz
 }
 
 }  // namespace
