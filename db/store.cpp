@@ -762,7 +762,8 @@ std::map<std::string, StoredMeasurement> Store::load_measurements(std::int64_t d
 
 std::int64_t Store::record_measurement(std::int64_t run_id, std::int64_t device_id,
                                        std::int64_t kernel_id, std::int64_t problem_id,
-                                       const Config& config, const EvaluationResult& result) {
+                                       const Config& config, const EvaluationResult& result,
+                                       bool replace_existing) {
   Impl& self = Impl::of(impl_);
   const std::string key = config.key();
   // Stats as given when they describe the samples; recomputed when the caller did not fill them.
@@ -777,7 +778,10 @@ std::int64_t Store::record_measurement(std::int64_t run_id, std::int64_t device_
     existing->bind_int(1, device_id).bind_int(2, kernel_id).bind_int(3, problem_id).bind_text(4, key);
     if (existing->step()) {
       const std::int64_t id = existing->int64(0);
-      return id;  // measured once, never twice; the transaction rolls back (nothing written)
+      if (!replace_existing) return id;  // measured once, never twice; nothing written
+      Query remove = self.query("DELETE FROM measurements WHERE id = ?1");
+      remove->bind_int(1, id);
+      remove->step();  // the new result takes its place in the same transaction
     }
   }
   {

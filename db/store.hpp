@@ -94,10 +94,13 @@ class Store {
                                                              std::int64_t kernel_id,
                                                              std::int64_t problem_id);
   // Stores one result in its own transaction; returns the measurement id. A second result for
-  // the same key replaces nothing and returns the existing id (measured once, never twice).
+  // the same key replaces nothing and returns the existing id (measured once, never twice),
+  // unless `replace_existing` asks for a re-measurement (a timeout retried with a longer limit)
+  // to take the old row's place.
   std::int64_t record_measurement(std::int64_t run_id, std::int64_t device_id,
                                   std::int64_t kernel_id, std::int64_t problem_id,
-                                  const Config& config, const EvaluationResult& result);
+                                  const Config& config, const EvaluationResult& result,
+                                  bool replace_existing = false);
 
   // For every (device, kernel source, problem) of `family` (all families when empty): the ok
   // measurement with the lowest median. Ordered by backend, device, problem.

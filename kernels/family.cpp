@@ -39,6 +39,17 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
     throw InputError("--precision: " + std::string(to_string(precision)) + " is not supported by " +
                      this->name() + "; supported: " + join_names(precision_names));
 
+  // Sizes are checked before any tensor size is computed, so no product can overflow.
+  constexpr std::int64_t kMaxDimProduct = std::int64_t{1} << 40;
+  std::int64_t product = 1;
+  for (const auto& spec : specs) {
+    const auto it = overrides.find(spec.name);
+    const std::int64_t value = it == overrides.end() ? spec.default_value : it->second;
+    if (value > kMaxDimProduct / product)
+      throw InputError("--shape: the problem is too large (the product of its dims exceeds 2^40 elements)");
+    product *= value;
+  }
+
   Problem problem;
   problem.family = name();
   problem.precision = precision;

@@ -17,6 +17,18 @@ namespace ktune {
 
 class CpuKernel;
 
+// A GPU kernel compiled at tune time (NVRTC for CUDA). The contract every such source follows:
+//   - tunable parameters arrive as preprocessor defines KT_<PARAMETER NAME IN UPPER CASE>;
+//   - the element type of the problem's precision is KT_T (float, __half, __nv_bfloat16);
+//   - the kernel `entry` is extern "C" and takes the problem's tensors (pointers, in tensors()
+//     order) followed by its dims (long long, in dims() order);
+//   - launch geometry comes from the search space's "launch" expressions: grid_x/y/z,
+//     block_x/y/z and shared_bytes.
+struct GpuSource {
+  std::string_view file;   // the main file, e.g. "kernels/rmsnorm/rmsnorm.cu"
+  std::string_view entry;  // the kernel's extern "C" name
+};
+
 struct DimSpec {
   std::string name;
   std::int64_t default_value;
@@ -57,6 +69,8 @@ class KernelFamily {
 
   // The CPU implementation, or nullptr when the family has none.
   virtual const CpuKernel* cpu_kernel() const { return nullptr; }
+  // The CUDA source, or nullptr when the family has none.
+  virtual const GpuSource* cuda_source() const { return nullptr; }
 
   // Builds a problem from "dim=value" overrides on top of the defaults; InputError names an
   // unknown dim (listing the valid ones) or a value below 1.

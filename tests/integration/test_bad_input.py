@@ -15,7 +15,8 @@ class BadInput(harness.KtuneTestCase):
         return result
 
     def test_unknown_names_list_the_valid_ones(self):
-        self.assert_fails(["tune", "--kernel", "rmsnrom"], 2, "unknown kernel 'rmsnrom'", "rmsnorm, swiglu")
+        self.assert_fails(["tune", "--kernel", "rmsnrom"], 2, "unknown kernel 'rmsnrom'; valid kernels: rmsnorm",
+                          "swiglu")
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--backend", "opencl"], 2,
                           "unknown backend 'opencl'", "cpu, cuda, hip, vulkan")
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--strategy", "genius"], 2,
@@ -32,6 +33,19 @@ class BadInput(harness.KtuneTestCase):
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--shape", "rows=abc"], 2, "rows=abc is not an integer")
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--shape", "rows256"], 2, "expected dim=value pairs")
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--budget", "0"], 2, "--budget")
+
+    def test_numbers_out_of_range_exit_2(self):
+        for option, value in (("--budget", "-1"), ("--budget", "0"), ("--time-limit", "nan"),
+                              ("--time-limit", "0"), ("--config-timeout", "0"), ("--config-timeout", "-5"),
+                              ("--max-seconds-per-config", "nan"), ("--min-samples", "0"),
+                              ("--max-noise", "-1")):
+            result = self.ktune("tune", "--kernel", "rmsnorm", option, value, "--db", self.db, "--json")
+            self.assertEqual(result.returncode, 2, f"{option} {value}: {result.stderr}")
+            self.assertIn(option, result.stderr)
+            self.assertEqual(json.loads(result.stdout)["exit_code"], 2)
+        self.assert_fails(["tune", "--kernel", "rmsnorm", "--shape", "rows=4000000000,cols=4000000000"], 2,
+                          "too large")
+        self.assert_fails(["tune", "--kernel", "rmsnorm", "--shape", "rows=1000000,cols=1000000"], 2, "GiB")
 
     def test_usage_errors_exit_2(self):
         self.ktune("tune", "--no-such-flag", check=2)

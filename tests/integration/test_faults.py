@@ -1,5 +1,10 @@
 """Variants that crash, abort, hang, compute wrong results or NaN, or decline to run: each is
 recorded with its outcome and message, the worker is restarted, and tuning goes on."""
+import json
+import os
+import subprocess
+import time
+
 import harness
 
 TEST_FAMILIES = {"KTUNE_ENABLE_TEST_FAMILIES": "1"}
@@ -26,6 +31,81 @@ class Faults(harness.KtuneTestCase):
         again = self.ktune_json("tune", "--kernel", "fault_injection", "--shape", "n=5000", "--db", self.db,
                                 "--config-timeout", "2", "--no-export", env_extra=TEST_FAMILIES)
         self.assertEqual((again["evaluated"], again["reused"]), (0, 9))
+
+    def test_timeouts_are_retried_under_a_longer_limit_only(self):
+        args = ["tune", "--kernel", "fault_injection", "--shape", "n=5000", "--db", self.db, "--no-export",
+                "--max-seconds-per-config", "0.02"]
+        first = self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES)
+        self.assertEqual(first["outcomes"]["timeout"], 1)
+        same = self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES)
+        self.assertEqual((same["evaluated"], same["reused"]), (0, 9))
+        longer = self.ktune_json(*args, "--config-timeout", "1.5", env_extra=TEST_FAMILIES)
+        self.assertEqual((longer["evaluated"], longer["reused"]), (1, 8))  # only the hang, measured again
+        self.assertEqual(self.query("SELECT COUNT(*) FROM measurements")[0][0], 9)
+        message = self.query("SELECT message FROM measurements WHERE outcome = 'timeout'")[0][0]
+        self.assertIn("1.5 s", message)
+
+    def test_no_working_config_exits_1_and_keeps_the_header(self):
+        space = os.path.join(self.dir, "broken.json")
+        with open(space, "w") as f:
+            json.dump({"family": "fault_injection", "backend": "cpu",
+                       "parameters": [{"name": "behaviour", "values": ["crash", "wrong"]},
+                                      {"name": "work", "values": [1]}],
+                       "default": {"behaviour": "crash", "work": 1}}, f)
+        os.makedirs(os.path.join(self.dir, "tuned"))
+        header = os.path.join(self.dir, "tuned", "fault_injection.hpp")
+        with open(header, "w") as f:
+            f.write("// an earlier, good header\n")
+        result = self.ktune("tune", "--kernel", "fault_injection", "--space", space, "--db", self.db,
+                            env_extra=TEST_FAMILIES, check=1)
+        self.assertIn("no config of fault_injection ran correctly", result.stderr)
+        with open(header) as f:
+            self.assertEqual(f.read(), "// an earlier, good header\n")
+
+    def test_worker_dies_with_a_killed_tuner(self):
+        process = subprocess.Popen([harness.ARGS.ktune, "tune", "--kernel", "fault_injection", "--shape", "n=100",
+                                    "--strategy", "brute_force", "--db", self.db, "--config-timeout", "60",
+                                    "--space", self.hang_space()],
+                                   cwd=self.dir, env={**os.environ, **TEST_FAMILIES},
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        workers = []
+        while time.time() < deadline and not workers:
+            time.sleep(0.1)
+            workers = self.worker_pids(process.pid)
+        self.assertTrue(workers, "no worker started")
+        process.kill()  # kill -9 of the tuner alone
+        process.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in workers):
+            time.sleep(0.1)
+        alive = [pid for pid in workers if os.path.exists(f"/proc/{pid}")]
+        self.assertEqual(alive, [], "a worker outlived its tuner")
+
+    def hang_space(self):
+        path = os.path.join(self.dir, "hang.json")
+        with open(path, "w") as f:
+            json.dump({"family": "fault_injection", "backend": "cpu",
+                       "parameters": [{"name": "behaviour", "values": ["hang"]}, {"name": "work", "values": [1]}],
+                       "default": {"behaviour": "hang", "work": 1}}, f)
+        return path
+
+    @staticmethod
+    def worker_pids(parent):
+        pids = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmdline = f.read().split(b"\0")
+            except OSError:
+                continue
+            if int(fields[1]) == parent and b"worker" in cmdline:
+                pids.append(int(entry))
+        return pids
 
     def test_test_family_is_hidden_by_default(self):
         result = self.ktune("tune", "--kernel", "fault_injection", "--db", self.db, check=2)

@@ -4,6 +4,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import time
 
@@ -19,7 +20,10 @@ class KillAndResume(harness.KtuneTestCase):
     def measured(self):
         if not os.path.exists(self.db):
             return set()
-        rows = self.query("SELECT config FROM measurements")
+        try:
+            rows = self.query("SELECT config FROM measurements")
+        except sqlite3.OperationalError:  # the tuner has created the file but not its tables yet
+            return set()
         configs = [r[0] for r in rows]
         self.assertEqual(len(configs), len(set(configs)), "a config was stored twice")
         return set(configs)

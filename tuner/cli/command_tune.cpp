@@ -1,5 +1,8 @@
 // `ktune tune`: tune one or more kernel families on a backend and export the winners.
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "db/store.hpp"
@@ -16,6 +19,14 @@ namespace ktune::cli {
 namespace {
 
 constexpr double kDefaultSecondsPerKernel = 60.0;
+
+// Finite and positive: NaN, infinities, zero and negative durations are refused (exit 2).
+const CLI::Validator kPositiveSeconds(
+    [](std::string& text) -> std::string {
+      const double value = std::strtod(text.c_str(), nullptr);
+      return std::isfinite(value) && value > 0 && value <= 1e6 ? "" : "must be a number of seconds above 0";
+    },
+    "SECONDS>0");
 
 struct TuneOptions {
   std::vector<std::string> kernels;
@@ -101,6 +112,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.argv = common.argv;
 
   nlohmann::json results = nlohmann::json::array();
+  std::vector<std::string> failed_kernels;  // no config ran correctly
   bool interrupted = false;
   for (const auto& kernel : kernels) {
     request.family = kernel;
@@ -108,12 +120,14 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     const TuneSummary summary = run_tune(request, progress);
     std::string header;
     nlohmann::json json = summary.to_json();
-    if (!options.no_export) {
+    // A tune where nothing ran correctly leaves an existing header alone.
+    if (!options.no_export && summary.best) {
       Store store = Store::open(request.db);
       const auto exported = export_tuned_family(store, kernel, backend, options.export_dir);
       header = exported.header.string();
       json["header"] = header;
     }
+    if (!summary.best) failed_kernels.push_back(kernel);
     if (!common.json) {
       print_summary(summary, header);
       if (&kernel != &kernels.back()) std::cout << "\n";
@@ -125,7 +139,13 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     }
   }
   if (common.json) print_json(results.size() == 1 && options.kernels.size() == 1 ? results[0] : results);
-  return interrupted ? 130 : 0;
+  if (interrupted) return 130;
+  if (!failed_kernels.empty()) {
+    std::cerr << "ktune: no config of " << join_names(failed_kernels)
+              << " ran correctly; see the outcomes above and `ktune list`\n";
+    return static_cast<int>(ExitCode::check_failed);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -146,17 +166,27 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
   command->add_option("--strategy", options->strategy, "random (sampling without replacement: the whole space when\n"
                       "unlimited, a spread sample under a budget) or brute_force (enumeration order)")->capture_default_str();
-  command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)");
+  command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
+      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max() / 2));
   command->add_option("--time-limit", options->time_limit, "At most SEC seconds of evaluation per kernel (reused results count\n"
-                      "with the time they took when measured)");
+                      "with the time they took when measured)")
+      ->check(kPositiveSeconds);
   command->add_option("--seed", options->seed, "Seed of the strategy and of the random inputs")->capture_default_str();
   command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json");
   command->add_option("--config-timeout", options->config_timeout,
-                      "Seconds a config may take (verification and timing) before its worker is killed")->capture_default_str();
+                      "Seconds a config may take (verification and timing) before its worker is killed")
+      ->capture_default_str()
+      ->check(kPositiveSeconds);
   command->add_option("--max-seconds-per-config", options->max_seconds_per_config,
-                      "Cap on the timed samples of one config")->capture_default_str();
-  command->add_option("--min-samples", options->min_samples, "Timed samples at least")->capture_default_str();
-  command->add_option("--max-noise", options->max_noise, "Stop sampling once the relative stddev is below this")->capture_default_str();
+                      "Cap on the timed samples of one config")
+      ->capture_default_str()
+      ->check(kPositiveSeconds);
+  command->add_option("--min-samples", options->min_samples, "Timed samples at least")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  command->add_option("--max-noise", options->max_noise, "Stop sampling once the relative stddev is below this")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   command->add_option("--export-dir", options->export_dir, "Where the generated headers go")->capture_default_str();
   command->add_flag("--no-export", options->no_export, "Do not write generated headers");
   add_common_options(*command, common);

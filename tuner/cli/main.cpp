@@ -1,5 +1,6 @@
 // ktune: tune GPU (and CPU) kernels, store every result, export the winners as C++ headers.
 // Exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 backend or device absent.
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
@@ -7,13 +8,17 @@
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/tune/tune_session.hpp"
+#include "tuner/worker/worker_client.hpp"
 
 namespace {
 
 void request_stop(int signal) {
   // First Ctrl-C: finish the config in flight, record the run as interrupted, export, exit.
   // Second: leave now (results already measured are in the database).
-  if (ktune::g_stop_requested.exchange(true)) std::_Exit(128 + signal);
+  if (ktune::g_stop_requested.exchange(true)) {
+    ktune::kill_active_worker();
+    std::_Exit(128 + signal);
+  }
 }
 
 }  // namespace
@@ -22,6 +27,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a dead worker must not kill the tuner through its pipe
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
+  std::signal(SIGHUP, request_stop);
 
   CLI::App app{"ktune: autotuner and benchmark harness for GPU kernels (CUDA, HIP, Vulkan) and the CPU.\n"
                "Enumerates each kernel family's tunable configs, verifies every variant against a float64\n"
@@ -53,6 +59,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    // --json promises a JSON document on stdout, usage errors included.
+    if (std::find(common.argv.begin(), common.argv.end(), "--json") != common.argv.end())
+      ktune::cli::print_json({{"error", e.what()}, {"exit_code", static_cast<int>(ktune::ExitCode::bad_input)}});
     return static_cast<int>(ktune::ExitCode::bad_input);
   }
 

@@ -22,6 +22,38 @@ std::atomic<bool> g_stop_requested{false};
 
 namespace {
 
+// Opening a device (driver start-up included) gets its own limit, independent of the per-config one.
+constexpr double kHelloTimeoutSeconds = 120.0;
+
+// Marks the run failed, with the reason, when the tune ends by an exception.
+class RunGuard {
+ public:
+  RunGuard(Store& store, std::int64_t run_id) : store_(store), run_id_(run_id) {}
+  ~RunGuard() {
+    if (!finished_) {
+      try {
+        store_.finish_run(run_id_, "failed");
+      } catch (...) {  // never throw from a destructor; the original error is what matters
+      }
+    }
+  }
+  void finish(const std::string& status) {
+    store_.finish_run(run_id_, status);
+    finished_ = true;
+  }
+
+ private:
+  Store& store_;
+  std::int64_t run_id_;
+  bool finished_ = false;
+};
+
+// A timeout measured under a shorter limit than this run's is measured again.
+bool worth_retrying(const EvaluationResult& stored, double config_timeout_s) {
+  return stored.outcome == Outcome::timeout &&
+         stored.environment.value("config_timeout_s", 0.0) < config_timeout_s;
+}
+
 // FNV-1a: a stable per-problem input seed, identical on every platform.
 std::uint64_t mix_seed(std::uint64_t seed, const std::string& text) {
   std::uint64_t hash = 1469598103934665603ull ^ seed;
@@ -115,12 +147,18 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   TuneSummary summary;
   summary.family = family.name();
   summary.backend = request.backend;
-  summary.device = worker.hello(request.config_timeout_s);
+  summary.device = worker.hello(kHelloTimeoutSeconds);
   summary.problem = problem;
   summary.space_file = space_file;
   summary.bytes = family.byte_count(problem);
   summary.flops = family.flop_count(problem);
 
+  // The worker keeps the problem's tensors in its precision plus float64 copies for the reference.
+  const double needed_bytes = summary.bytes * (1.0 + 8.0 / element_bytes(problem.precision));
+  if (const auto memory = summary.device.limits.find("memory_bytes");
+      memory != summary.device.limits.end() && needed_bytes > static_cast<double>(memory->second))
+    throw InputError("--shape: " + problem.describe() + " needs about " + std::to_string(needed_bytes / (1 << 30)) +
+                     " GiB, more than the " + std::to_string(memory->second >> 30) + " GiB of " + summary.device.name);
   const SpaceContext context = make_context(problem, summary.device);
   const ValidConfigs valid = space.enumerate(context);
   summary.space_total = valid.total();
@@ -136,6 +174,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   RunInfo run{build_info::version, build_info::git_commit, request.argv, hostname(), "tune",
               request.strategy, request.seed};
   summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
+  RunGuard run_guard(store, summary.run_id);
   const auto stored = store.load_measurements(device_id, kernel_id, problem_id);
 
   // The family's default goes first, so every tune reports its speed-up over the default.
@@ -179,7 +218,9 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     }
     const Config config = valid.config(*index);
     EvaluationResult result;
-    if (const auto found = stored.find(config.key()); found != stored.end()) {
+    const auto found = stored.find(config.key());
+    const bool retry = found != stored.end() && worth_retrying(found->second.result, request.config_timeout_s);
+    if (found != stored.end() && !retry) {
       result = found->second.result;
       ++summary.reused;
       spent_seconds += result.environment.value("evaluation_seconds", 0.0);
@@ -192,11 +233,12 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
       result = worker.evaluate(problem, config, settings, request.config_timeout_s);
       const double evaluation_seconds = elapsed() - evaluation_start;
       result.environment["evaluation_seconds"] = evaluation_seconds;
+      result.environment["config_timeout_s"] = request.config_timeout_s;
       spent_seconds += evaluation_seconds;
       nlohmann::json launch = nlohmann::json::object();  // derived geometry, kept with the result
       for (const auto& [name, value] : space.launch(config, context)) launch[name] = to_json(value);
       result.environment["launch"] = launch;
-      store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, config, result);
+      store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, config, result, retry);
       ++summary.evaluated;
     }
     ++summary.outcomes[std::string(to_string(result.outcome))];
@@ -208,7 +250,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     observer.visited(summary, planned);
   }
   summary.seconds = elapsed();
-  store.finish_run(summary.run_id, summary.interrupted ? "interrupted" : "finished");
+  run_guard.finish(summary.interrupted ? "interrupted" : "finished");
   observer.finished(summary);
   return summary;
 }

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -19,6 +21,9 @@ namespace ktune {
 namespace {
 
 constexpr std::size_t kStderrTailBytes = 4096;
+
+// The process group of the worker in use, for kill_active_worker() from a signal handler.
+std::atomic<pid_t> g_active_worker{0};
 
 std::string self_executable() {
   char path[PATH_MAX];
@@ -51,6 +56,11 @@ void throw_worker_error(const nlohmann::json& reply) {
 
 }  // namespace
 
+void kill_active_worker() {
+  const pid_t pid = g_active_worker.load();
+  if (pid > 0) kill(-pid, SIGKILL);
+}
+
 WorkerClient::WorkerClient(std::string backend, int device_index)
     : backend_(std::move(backend)), device_index_(device_index) {}
 
@@ -65,6 +75,9 @@ void WorkerClient::start() {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot start a worker: ") + std::strerror(errno));
   if (pid == 0) {
+    // Dies with the tuner, however the tuner ends (kill -9 included).
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) _exit(1);  // the tuner is already gone
     // Own process group: Ctrl-C in the terminal stops the tuner, which then ends the worker,
     // instead of killing the worker mid-measurement and recording a false crash.
     setpgid(0, 0);
@@ -89,6 +102,7 @@ void WorkerClient::start() {
   close(responses[1]);
   close(errors[1]);
   pid_ = pid;
+  g_active_worker.store(pid);
   request_fd_ = requests[1];
   responses_ = std::make_unique<LineReader>(responses[0]);
   stderr_fd_ = errors[0];
@@ -123,9 +137,10 @@ void WorkerClient::stop(bool graceful) {
     }
   }
   if (!reaped) {
-    kill(pid_, SIGKILL);
+    kill(-pid_, SIGKILL);  // the whole group: anything the worker started goes too
     waitpid(pid_, &status, 0);
   }
+  g_active_worker.store(0);
   pid_ = -1;
   release_channels();
 }
@@ -155,7 +170,6 @@ bool WorkerClient::exchange(const nlohmann::json& request, double timeout_s, nlo
     return true;
   }
   if (status == LineReader::Status::timeout) {
-    kill(pid_, SIGKILL);
     stop(false);
     failure.outcome = Outcome::timeout;
     char text[96];
@@ -164,8 +178,16 @@ bool WorkerClient::exchange(const nlohmann::json& request, double timeout_s, nlo
     return false;
   }
   // The worker closed its end: it died. Reap it to learn how.
+  // The worker closed its end, so it is dying; give it a moment to finish, then make sure.
   int wait_status = 0;
-  waitpid(pid_, &wait_status, 0);
+  bool reaped = false;
+  for (int i = 0; i < 200 && !reaped; ++i) {
+    reaped = waitpid(pid_, &wait_status, WNOHANG) == pid_;
+    if (!reaped) usleep(10000);
+  }
+  kill(-pid_, SIGKILL);  // leftovers of its group, or the worker itself if it lingered
+  if (!reaped) waitpid(pid_, &wait_status, 0);
+  g_active_worker.store(0);
   pid_ = -1;
   close(request_fd_);
   release_channels();

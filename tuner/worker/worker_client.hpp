@@ -18,6 +18,10 @@
 
 namespace ktune {
 
+// Kills the worker in use, if any, and its process group. Async-signal-safe: for the tuner's
+// signal handlers, so no worker outlives a tuner that is told to go at once.
+void kill_active_worker();
+
 class WorkerClient {
  public:
   WorkerClient(std::string backend, int device_index);

@@ -93,7 +93,9 @@ DeviceInfo describe_host_cpu() {
   info.architecture = instruction_set(field("flags"));
   const int threads = usable_threads();
   const std::int64_t l1 = cache_bytes(1), l2 = cache_bytes(2), l3 = cache_bytes(3);
-  info.limits = {{"hardware_threads", threads}, {"l1_bytes", l1}, {"l2_bytes", l2}, {"l3_bytes", l3}};
+  const std::int64_t memory = static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  info.limits = {{"hardware_threads", threads}, {"l1_bytes", l1},         {"l2_bytes", l2},
+                 {"l3_bytes", l3},              {"memory_bytes", memory}};
   info.properties = {{"cpu_family", field("cpu family")}, {"model", field("model")},
                      {"microcode", field("microcode")}, {"threads", threads},
                      {"l1_bytes", l1}, {"l2_bytes", l2}, {"l3_bytes", l3}};

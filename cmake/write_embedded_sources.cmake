@@ -1,0 +1,13 @@
+# Script mode: OUTPUT, NAME, SOURCES ("|"-separated absolute paths), ROOT (for relative names).
+string(REPLACE "|" ";" source_list "${SOURCES}")
+set(body "")
+set(all "")
+foreach(source ${source_list})
+  file(READ ${source} text)
+  string(APPEND all "${text}")
+  file(RELATIVE_PATH relative ${ROOT} ${source})
+  string(APPEND body "    {\"${relative}\", R\"ktune_source(${text})ktune_source\"},\n")
+endforeach()
+string(SHA256 hash "${all}")
+string(SUBSTRING ${hash} 0 16 short)
+file(WRITE ${OUTPUT} "// Generated at build time from the files named below. Do not edit.\n#pragma once\n#include \"tuner/core/embedded_file.hpp\"\nnamespace ktune::embedded {\ninline constexpr EmbeddedFile ${NAME}[] = {\n${body}};\ninline constexpr const char* ${NAME}_hash = \"${short}\";\n}\n")
