@@ -41,6 +41,10 @@ class RmsNormFamily final : public KernelFamily {
     }
   }
   const CpuKernel* cpu_kernel() const override { return &rmsnorm_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/rmsnorm/rmsnorm.cu", "rmsnorm_kernel"};
+    return &source;
+  }
 };
 
 }  // namespace

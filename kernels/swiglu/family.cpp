@@ -38,6 +38,10 @@ class SwiGluFamily final : public KernelFamily {
       }
   }
   const CpuKernel* cpu_kernel() const override { return &swiglu_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/swiglu/swiglu.cu", "swiglu_kernel"};
+    return &source;
+  }
 };
 
 }  // namespace

@@ -14,4 +14,17 @@ MeasureSettings MeasureSettings::from_json(const nlohmann::json& json) {
   return settings;
 }
 
+nlohmann::json VariantBuild::to_json() const {
+  return {{"binary", binary}, {"entry", entry}, {"compile_ms", compile_ms}, {"launch", launch}};
+}
+
+VariantBuild VariantBuild::from_json(const nlohmann::json& json) {
+  VariantBuild build;
+  build.binary = json.value("binary", "");
+  build.entry = json.value("entry", "");
+  build.compile_ms = json.value("compile_ms", 0.0);
+  build.launch = json.value("launch", std::map<std::string, std::int64_t>{});
+  return build;
+}
+
 }  // namespace ktune

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -25,14 +26,32 @@ struct MeasureSettings {
   static MeasureSettings from_json(const nlohmann::json& json);
 };
 
+// What the tuner prepared for one variant: the compiled module of GPU backends (CPU variants are
+// compiled into ktune) and the launch geometry the search space derives from the parameters.
+struct VariantBuild {
+  std::string binary;  // path of the compiled module (a CUBIN); empty: the backend builds it
+  std::string entry;   // the kernel's name in it
+  double compile_ms = 0;
+  std::map<std::string, std::int64_t> launch;  // grid_x, block_x, shared_bytes, ...
+
+  nlohmann::json to_json() const;
+  static VariantBuild from_json(const nlohmann::json& json);
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual const DeviceInfo& device() const = 0;
   // Verifies and times one config. A failing variant is reported as an outcome in the result;
   // only a failure of the harness itself throws.
-  virtual EvaluationResult evaluate(const KernelFamily& family, const Problem& problem,
-                                    const Config& config, const MeasureSettings& settings) = 0;
+  virtual EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                                    const VariantBuild& build, const MeasureSettings& settings) = 0;
+  EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                            const MeasureSettings& settings) {
+    return evaluate(family, problem, config, VariantBuild{}, settings);
+  }
+  // False once the device is unusable (a sticky GPU error): the worker must be replaced.
+  virtual bool healthy() const { return true; }
 };
 
 }  // namespace ktune

@@ -1,6 +1,12 @@
 #include "tuner/backends/registry.hpp"
 
 #include "tuner/backends/cpu/cpu_backend.hpp"
+#include "tuner/backends/variant_builder.hpp"
+#ifdef KTUNE_HAVE_CUDA
+#include "tuner/backends/cuda/cuda_backend.hpp"
+#include "tuner/backends/cuda/cuda_driver.hpp"
+#include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#endif
 #include "tuner/backends/cpu/cpu_kernel.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -8,14 +14,27 @@ namespace ktune {
 
 std::vector<std::string> known_backend_names() { return {"cpu", "cuda", "hip", "vulkan"}; }
 
-bool backend_built(const std::string& name) { return name == "cpu"; }
+bool backend_built(const std::string& name) {
+#ifdef KTUNE_HAVE_CUDA
+  if (name == "cuda") return true;
+#endif
+  return name == "cpu";
+}
+
+std::vector<std::string> built_backend_names() {
+  std::vector<std::string> names;
+  for (const auto& name : known_backend_names())
+    if (backend_built(name)) names.push_back(name);
+  return names;
+}
 
 void require_backend_built(const std::string& name) {
   const auto names = known_backend_names();
   if (std::find(names.begin(), names.end(), name) == names.end())
     throw InputError("unknown backend '" + name + "'; valid backends: " + join_names(names));
   if (!backend_built(name))
-    throw BackendUnavailable("the " + name + " backend is not part of this build of ktune (built backends: cpu); "
+    throw BackendUnavailable("the " + name + " backend is not part of this build of ktune (built backends: " +
+                             join_names(built_backend_names()) + "); "
                              "reconfigure with -DKTUNE_WITH_" + [&] {
                                std::string upper = name;
                                for (auto& ch : upper) ch = static_cast<char>(std::toupper(ch));
@@ -23,21 +42,57 @@ void require_backend_built(const std::string& name) {
                              }() + "=ON on a machine with its toolchain");
 }
 
-std::string best_available_backend() { return "cpu"; }
+std::string best_available_backend() {
+#ifdef KTUNE_HAVE_CUDA
+  // A GPU counts as present when the driver loads and reports a device; asked in-process, since
+  // no kernel runs and a missing driver is an answer, not a crash.
+  try {
+    const CudaDriver& cu = CudaDriver::get();
+    int count = 0;
+    if (cu.cuDeviceGetCount(&count) == CUDA_SUCCESS && count > 0) return "cuda";
+  } catch (const BackendUnavailable&) {
+  }
+#endif
+  return "cpu";
+}
 
 std::string kernel_source_hash(const KernelFamily& family, const std::string& backend) {
   require_backend_built(backend);
   if (backend == "cpu") {
     if (const CpuKernel* kernel = family.cpu_kernel()) return kernel->source_hash();
   }
+#ifdef KTUNE_HAVE_CUDA
+  if (backend == "cuda" && family.cuda_source()) return NvrtcCompiler::source_hash(family);
+#endif
   throw InputError("kernel '" + family.name() + "' has no " + backend + " implementation");
 }
 
 std::unique_ptr<Backend> open_backend(const std::string& name, int device_index) {
   require_backend_built(name);
+#ifdef KTUNE_HAVE_CUDA
+  if (name == "cuda") return std::make_unique<CudaBackend>(device_index);
+#endif
   if (device_index != 0)
     throw BackendUnavailable("the cpu backend has one device (index 0), not " + std::to_string(device_index));
   return std::make_unique<CpuBackend>();
+}
+
+DeviceInfo nominal_device(const std::string& backend, const std::string& arch) {
+  require_backend_built(backend);
+#ifdef KTUNE_HAVE_CUDA
+  if (backend == "cuda") return nominal_cuda_device(arch);
+#endif
+  throw InputError("--compile-only applies to GPU backends, not " + backend);
+}
+
+std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend, const KernelFamily& family,
+                                                     const Problem& problem, const std::string& arch, int threads) {
+#ifdef KTUNE_HAVE_CUDA
+  if (backend == "cuda") return make_cuda_variant_builder(family, problem, arch, threads);
+#endif
+  (void)family, (void)problem, (void)arch, (void)threads;
+  if (backend != "cpu") require_backend_built(backend);
+  return nullptr;
 }
 
 }  // namespace ktune

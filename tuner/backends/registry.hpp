@@ -22,6 +22,8 @@ std::string best_available_backend();
 // Hash of the family's source for `backend`; InputError when the family has no implementation
 // for that backend.
 std::string kernel_source_hash(const KernelFamily& family, const std::string& backend);
+// A stand-in device of `arch` for building spaces without hardware (--compile-only).
+DeviceInfo nominal_device(const std::string& backend, const std::string& arch);
 // Opens the backend on a device (worker side). BackendUnavailable when no device is present.
 std::unique_ptr<Backend> open_backend(const std::string& name, int device_index);
 

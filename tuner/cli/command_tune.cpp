@@ -44,6 +44,8 @@ struct TuneOptions {
   double max_noise = 0.005;
   std::string export_dir = "tuned";
   bool no_export = false;
+  bool compile_only = false;
+  std::string arch;
 };
 
 void print_summary(const TuneSummary& s, const std::string& header) {
@@ -84,6 +86,29 @@ void print_summary(const TuneSummary& s, const std::string& header) {
   line("took", took);
 }
 
+int run_compile_only_command(const TuneOptions& options, TuneRequest request, const std::vector<std::string>& kernels,
+                             const CommonOptions& common) {
+  if (options.arch.empty()) throw InputError("--compile-only needs --arch (e.g. --arch sm_90a)");
+  nlohmann::json results = nlohmann::json::array();
+  std::size_t failed = 0;
+  for (const auto& kernel : kernels) {
+    request.family = kernel;
+    const nlohmann::json result = run_compile_only(request, options.arch);
+    failed += result["failed"].get<std::size_t>();
+    if (!common.json) {
+      std::cout << kernel << " on " << request.backend << " for " << options.arch << ": "
+                << result["compiled"] << " of " << result["space"]["valid"] << " valid variants compiled ("
+                << result["cached"] << " from the cache), " << result["failed"] << " failed, "
+                << result["seconds"].get<double>() << " s\n";
+      for (const auto& failure : result["failures"])
+        std::cout << "  " << failure["config"].dump() << ": " << failure["log"].get<std::string>() << "\n";
+    }
+    results.push_back(result);
+  }
+  if (common.json) print_json(results.size() == 1 && options.kernels.size() == 1 ? results[0] : results);
+  return failed == 0 ? 0 : static_cast<int>(ExitCode::check_failed);
+}
+
 int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   const auto precision = parse_precision(options.precision);
   if (!precision)
@@ -110,6 +135,8 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.measure.stopping.min_samples = options.min_samples;
   request.measure.stopping.max_noise = options.max_noise;
   request.argv = common.argv;
+
+  if (options.compile_only) return run_compile_only_command(options, request, kernels, common);
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> failed_kernels;  // no config ran correctly
@@ -189,6 +216,10 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       ->check(CLI::Range(0.0, 1.0));
   command->add_option("--export-dir", options->export_dir, "Where the generated headers go")->capture_default_str();
   command->add_flag("--no-export", options->no_export, "Do not write generated headers");
+  command->add_flag("--compile-only", options->compile_only,
+                    "Compile every valid variant (GPU backends) without running anything; needs --arch; "
+                    "exit 1 if any fails");
+  command->add_option("--arch", options->arch, "Target architecture for --compile-only, e.g. sm_90a");
   add_common_options(*command, common);
   command->callback([options, &common, &action] {
     action = [options, &common] { return run_tune_command(*options, common); };

@@ -1,12 +1,15 @@
 #include "tuner/tune/tune_session.hpp"
 
 #include <chrono>
+#include <deque>
+#include <thread>
 #include <cstdlib>
 
 #include "db/store.hpp"
 #include "kernels/family.hpp"
 #include "ktune/build_info.hpp"
 #include "tuner/backends/registry.hpp"
+#include "tuner/backends/variant_builder.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/strategies/strategy.hpp"
@@ -70,9 +73,20 @@ std::string hostname() {
 SpaceContext make_context(const Problem& problem, const DeviceInfo& device) {
   SpaceContext context;
   for (const auto& [name, value] : problem.dims) context[name] = Value{value};
+  context["element_bytes"] = Value{std::int64_t{element_bytes(problem.precision)}};
   for (const auto& [name, value] : device.limits) context[name] = Value{value};
   return context;
 }
+
+std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, const Config& config,
+                                                    const SpaceContext& context) {
+  std::map<std::string, std::int64_t> geometry;
+  for (const auto& [name, value] : space.launch(config, context))
+    geometry[name] = as_int(value, space.source() + ": launch." + name);
+  return geometry;
+}
+
+int compile_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 bool better(const EvaluationResult& result, const std::optional<ConfigTiming>& best) {
   return result.outcome == Outcome::ok && (!best || result.stats.median_ns < best->stats.median_ns);
@@ -192,6 +206,25 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     return std::nullopt;
   };
 
+  // GPU variants are compiled ahead on the CPU cores, `lookahead` configs in front of the worker.
+  const auto builder = make_variant_builder(request.backend, family, problem,
+                                            summary.device.properties.value("compile_arch", ""), compile_threads());
+  const std::size_t lookahead = builder ? static_cast<std::size_t>(2 * compile_threads()) : 0;
+  std::deque<std::size_t> upcoming;
+  auto take_next = [&]() -> std::optional<std::size_t> {
+    while (upcoming.size() <= lookahead) {
+      const auto index = next_index();
+      if (!index) break;
+      upcoming.push_back(*index);
+      const Config config = valid.config(*index);
+      if (builder && !stored.count(config.key())) builder->prefetch(*index, config);
+    }
+    if (upcoming.empty()) return std::nullopt;
+    const std::size_t index = upcoming.front();
+    upcoming.pop_front();
+    return index;
+  };
+
   MeasureSettings settings = request.measure;
   settings.seed = mix_seed(request.seed, problem.key());
   const std::size_t planned = request.budget ? std::min(*request.budget, valid.size()) : valid.size();
@@ -211,7 +244,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
       summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
       break;
     }
-    const auto index = next_index();
+    const auto index = take_next();
     if (!index) {
       summary.stop_reason = "space exhausted";
       break;
@@ -230,14 +263,26 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
         break;
       }
       const double evaluation_start = elapsed();
-      result = worker.evaluate(problem, config, settings, request.config_timeout_s);
+      VariantBuild build;
+      BuiltVariant built;
+      if (builder) {
+        built = builder->get(*index, config);
+        build = built.build;
+      }
+      build.launch = launch_geometry(space, config, context);
+      if (builder && !built.ok) {
+        result = EvaluationResult{};
+        result.outcome = Outcome::compile_error;
+        result.message = built.log;
+        result.compile_ms = build.compile_ms;
+      } else {
+        result = worker.evaluate(problem, config, build, settings, request.config_timeout_s);
+      }
       const double evaluation_seconds = elapsed() - evaluation_start;
       result.environment["evaluation_seconds"] = evaluation_seconds;
       result.environment["config_timeout_s"] = request.config_timeout_s;
       spent_seconds += evaluation_seconds;
-      nlohmann::json launch = nlohmann::json::object();  // derived geometry, kept with the result
-      for (const auto& [name, value] : space.launch(config, context)) launch[name] = to_json(value);
-      result.environment["launch"] = launch;
+      result.environment["launch"] = build.launch;  // derived geometry, kept with the result
       store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, config, result, retry);
       ++summary.evaluated;
     }
@@ -253,6 +298,50 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   run_guard.finish(summary.interrupted ? "interrupted" : "finished");
   observer.finished(summary);
   return summary;
+}
+
+nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch) {
+  const auto start = std::chrono::steady_clock::now();
+  const KernelFamily& family = find_family(request.family);
+  require_backend_built(request.backend);
+  const Problem problem = family.make_problem(request.shape, request.precision);
+  kernel_source_hash(family, request.backend);  // InputError when the family has no such source
+  const auto space_file = request.space_file.value_or(default_space_file(family.name(), request.backend));
+  const SearchSpace space = SearchSpace::load(space_file);
+  const DeviceInfo device = nominal_device(request.backend, arch);
+  const SpaceContext context = make_context(problem, device);
+  const ValidConfigs valid = space.enumerate(context);
+  const auto builder = make_variant_builder(request.backend, family, problem, arch, compile_threads());
+  if (!builder) throw InputError("--compile-only: the " + request.backend + " backend has no compile step");
+
+  for (std::size_t i = 0; i < valid.size(); ++i) builder->prefetch(i, valid.config(i));
+  std::size_t compiled = 0, cached = 0;
+  nlohmann::json failures = nlohmann::json::array();
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    const Config config = valid.config(i);
+    const BuiltVariant built = builder->get(i, config);
+    if (built.ok) {
+      ++compiled;
+      cached += built.build.compile_ms == 0;
+    } else {
+      failures.push_back({{"config", config.to_json()}, {"log", built.log}});
+    }
+    if (g_stop_requested.load()) break;
+  }
+  nlohmann::json problem_json = nlohmann::json::object();
+  for (const auto& [name, value] : problem.dims) problem_json[name] = value;
+  problem_json["precision"] = std::string(ktune::to_string(problem.precision));
+  return {{"kernel", family.name()},
+          {"backend", request.backend},
+          {"arch", arch},
+          {"device", device.name},
+          {"problem", problem_json},
+          {"space", {{"total", valid.total()}, {"valid", valid.size()}, {"file", space_file.string()}}},
+          {"compiled", compiled},
+          {"cached", cached},
+          {"failed", failures.size()},
+          {"failures", failures},
+          {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
 }
 
 }  // namespace ktune

@@ -87,4 +87,10 @@ std::filesystem::path default_space_file(const std::string& family, const std::s
 
 TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer);
 
+// Compiles every valid variant for `arch` without a GPU (the constraints see a nominal device
+// of that architecture) and reports {"kernel", "backend", "arch", "problem", "space",
+// "compiled", "cached", "failed", "failures": [{"config", "log"}], "seconds"}. A valid config
+// that fails to compile is a bug in the constraints or the kernel.
+nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch);
+
 }  // namespace ktune

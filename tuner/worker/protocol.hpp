@@ -3,8 +3,9 @@
 //
 //   tuner -> worker                                  worker -> tuner
 //   {"op":"hello"}                                   {"ok":true,"device":{...}}
-//   {"op":"evaluate","family":..,"problem":..,       {"ok":true,"result":{...}}
-//    "config":[[name,value],..],"settings":{..}}
+//   {"op":"evaluate","problem":..,                    {"ok":true,"result":{...}}
+//    "config":[[name,value],..],"build":{binary,
+//    entry,launch},"settings":{..}}
 //   {"op":"quit"}                                    (exits 0)
 //   any request that fails in the harness            {"ok":false,"error":"...","exit_code":N}
 #pragma once

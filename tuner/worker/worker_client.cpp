@@ -217,11 +217,12 @@ DeviceInfo WorkerClient::hello(double timeout_s) {
   return info;
 }
 
-EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& config, const MeasureSettings& settings,
-                                        double timeout_s) {
+EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
+                                        const MeasureSettings& settings, double timeout_s) {
   const nlohmann::json request = {{"op", "evaluate"},
                                   {"problem", problem.to_json()},
                                   {"config", protocol::config_to_json(config)},
+                                  {"build", build.to_json()},
                                   {"settings", settings.to_json()}};
   nlohmann::json reply;
   EvaluationResult failure;

@@ -3,7 +3,7 @@
 //
 //   WorkerClient worker("cpu", 0);
 //   DeviceInfo device = worker.hello(30.0);
-//   EvaluationResult r = worker.evaluate(problem, config, settings, /*timeout_s=*/60.0);
+//   EvaluationResult r = worker.evaluate(problem, config, build, settings, /*timeout_s=*/60.0);
 #pragma once
 
 #include <sys/types.h>
@@ -32,8 +32,8 @@ class WorkerClient {
   // Starts the worker and opens the device. Errors the worker reports (no device: exit 3) are
   // rethrown as the matching KtuneError.
   DeviceInfo hello(double timeout_s);
-  EvaluationResult evaluate(const Problem& problem, const Config& config, const MeasureSettings& settings,
-                            double timeout_s);
+  EvaluationResult evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
+                            const MeasureSettings& settings, double timeout_s);
   int restarts() const { return restarts_; }
 
  private:

@@ -37,8 +37,11 @@ int run_worker(const std::string& backend_name, int device_index) {
         const Problem problem = protocol::problem_from_json(request.at("problem"));
         const Config config = protocol::config_from_json(request.at("config"));
         const MeasureSettings settings = MeasureSettings::from_json(request.at("settings"));
-        const EvaluationResult result = backend->evaluate(find_family(problem.family), problem, config, settings);
+        const VariantBuild build = VariantBuild::from_json(request.value("build", nlohmann::json::object()));
+        const EvaluationResult result =
+            backend->evaluate(find_family(problem.family), problem, config, build, settings);
         reply({{"ok", true}, {"result", result.to_json()}});
+        if (!backend->healthy()) return 0;  // a sticky device error: the tuner starts a fresh worker
       } else {
         reply(error_reply("unknown worker request '" + op + "'", ExitCode::bad_input));
       }

@@ -80,7 +80,7 @@ CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family
 }
 
 EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
-                                      const MeasureSettings& settings) {
+                                      const VariantBuild&, const MeasureSettings& settings) {
   EvaluationResult result;
   const CpuKernel* kernel = family.cpu_kernel();
   if (!kernel) {

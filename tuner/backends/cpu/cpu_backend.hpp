@@ -16,8 +16,9 @@ class CpuBackend final : public Backend {
   CpuBackend();
   ~CpuBackend() override;
   const DeviceInfo& device() const override { return device_; }
+  using Backend::evaluate;
   EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
-                            const MeasureSettings& settings) override;
+                            const VariantBuild& build, const MeasureSettings& settings) override;
 
  private:
   struct ProblemState;

@@ -1,0 +1,351 @@
+#include "tuner/backends/cuda/cuda_backend.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include "kernels/common/cpu_numeric.hpp"
+#include "tuner/backends/cuda/cuda_driver.hpp"
+#include "tuner/backends/cuda/nvml_monitor.hpp"
+#include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/measure/verify.hpp"
+
+namespace ktune {
+namespace {
+
+int attribute(CUdevice device, CUdevice_attribute which) {
+  int value = 0;
+  KT_CU(cuDeviceGetAttribute(&value, which, device));
+  return value;
+}
+
+void to_storage(Precision precision, const std::vector<double>& values, std::vector<char>& bytes) {
+  bytes.resize(values.size() * static_cast<std::size_t>(element_bytes(precision)));
+  cpu::with_storage_type(precision, [&]<typename T>() {
+    T* typed = reinterpret_cast<T*>(bytes.data());
+    for (std::size_t i = 0; i < values.size(); ++i) typed[i] = cpu::from_float<T>(static_cast<float>(values[i]));
+  });
+}
+
+void from_storage(Precision precision, const std::vector<char>& bytes, std::vector<double>& values) {
+  cpu::with_storage_type(precision, [&]<typename T>() {
+    const T* typed = reinterpret_cast<const T*>(bytes.data());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = cpu::to_float(typed[i]);
+  });
+}
+
+std::int64_t launch_value(const VariantBuild& build, const char* name, std::int64_t fallback) {
+  const auto it = build.launch.find(name);
+  return it == build.launch.end() ? fallback : it->second;
+}
+
+// Device memory freed on scope exit; the no-throw release suits destructors.
+struct DeviceBuffer {
+  CUdeviceptr pointer = 0;
+  std::size_t bytes = 0;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t size) : bytes(size) { KT_CU(cuMemAlloc(&pointer, size == 0 ? 1 : size)); }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) { other.pointer = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
+  ~DeviceBuffer() {
+    if (pointer) CudaDriver::get().cuMemFree(pointer);
+  }
+};
+
+}  // namespace
+
+std::string compile_arch(int major, int minor) {
+  const std::string base = "sm_" + std::to_string(major) + std::to_string(minor);
+  return (major == 9 || major == 10) && minor == 0 ? base + "a" : base;
+}
+
+DeviceInfo nominal_cuda_device(const std::string& arch) {
+  DeviceInfo info;
+  info.backend = "cuda";
+  info.vendor = "nvidia";
+  info.architecture = arch;
+  info.name = "nominal " + arch + " GPU (compile-only)";
+  // Hopper (H100/H200) limits for sm_90*, Ampere A100 otherwise: the spaces' constraints read
+  // these names; real tunes read the device's own values.
+  const bool hopper = arch.rfind("sm_90", 0) == 0 || arch.rfind("sm_10", 0) == 0;
+  info.limits = {{"max_threads_per_block", 1024},
+                 {"max_shared_memory_per_block", hopper ? 232448 : 166912},
+                 {"sm_count", hopper ? 132 : 108},
+                 {"l2_bytes", hopper ? 52428800 : 41943040},
+                 {"warp_size", 32},
+                 {"memory_bytes", std::int64_t{80} << 30}};
+  info.properties = {{"compile_arch", arch}, {"nominal", true}};
+  info.fingerprint = "cuda|nominal|" + arch;
+  return info;
+}
+
+struct CudaBackend::Impl {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  DeviceInfo info;
+  std::string pci_bus_id;
+  std::optional<NvmlMonitor> nvml;
+  bool healthy = true;
+  std::optional<DeviceBuffer> flush_buffer;  // written between samples to evict L2
+
+  struct ProblemState {
+    std::string key;
+    std::vector<TensorSpec> specs;
+    std::vector<DeviceBuffer> buffers;
+    HostTensors expected;
+  };
+  std::unique_ptr<ProblemState> state;
+
+  // The loaded module of the last variant; a tune evaluates one variant at a time.
+  CUmodule module = nullptr;
+  std::string module_path;
+
+  ~Impl() {
+    if (!context) return;  // the driver never came up: nothing to release
+    const CudaDriver& cu = CudaDriver::get();
+    if (module) cu.cuModuleUnload(module);
+    state.reset();  // device memory goes before the context does
+    flush_buffer.reset();
+    if (context) cu.cuDevicePrimaryCtxRelease(device);
+  }
+
+  ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+    const std::string key = problem.key() + "#" + std::to_string(seed);
+    if (state && state->key == key) return *state;
+    state.reset();
+    auto fresh = std::make_unique<ProblemState>();
+    fresh->key = key;
+    fresh->specs = family.tensors(problem);
+    HostTensors host = family.make_inputs(problem, seed);
+    const std::size_t element = static_cast<std::size_t>(element_bytes(problem.precision));
+    std::vector<char> bytes;
+    for (std::size_t t = 0; t < fresh->specs.size(); ++t) {
+      fresh->buffers.emplace_back(static_cast<std::size_t>(fresh->specs[t].elements) * element);
+      if (!fresh->specs[t].is_output) {
+        // The reference sees the inputs as the kernel does: rounded to the precision.
+        to_storage(problem.precision, host[t], bytes);
+        from_storage(problem.precision, bytes, host[t]);
+        KT_CU(cuMemcpyHtoD(fresh->buffers.back().pointer, bytes.data(), bytes.size()));
+      }
+    }
+    family.reference(problem, host);
+    fresh->expected = std::move(host);
+    state = std::move(fresh);
+    return *state;
+  }
+
+  CUfunction load(const std::string& path, const std::string& entry) {
+    const CudaDriver& cu = CudaDriver::get();
+    if (module && module_path != path) {
+      cu.cuModuleUnload(module);
+      module = nullptr;
+    }
+    if (!module) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw std::runtime_error("cannot read the compiled variant " + path);
+      const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      KT_CU(cuModuleLoadData(&module, image.data()));
+      module_path = path;
+    }
+    CUfunction function = nullptr;
+    KT_CU(cuModuleGetFunction(&function, module, entry.c_str()));
+    return function;
+  }
+};
+
+CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
+  CudaDriver::get();  // BackendUnavailable, saying what is missing, when there is no driver
+  int count = 0;
+  KT_CU(cuDeviceGetCount(&count));
+  if (count == 0) throw BackendUnavailable("no CUDA device: the NVIDIA driver reports no GPU");
+  if (device_index < 0 || device_index >= count)
+    throw BackendUnavailable("no CUDA device " + std::to_string(device_index) + ": this machine has " +
+                             std::to_string(count));
+  Impl& self = *impl_;
+  KT_CU(cuDeviceGet(&self.device, device_index));
+  KT_CU(cuDevicePrimaryCtxRetain(&self.context, self.device));
+  KT_CU(cuCtxSetCurrent(self.context));
+
+  char name[256] = {};
+  KT_CU(cuDeviceGetName(name, sizeof name, self.device));
+  char bus[64] = {};
+  KT_CU(cuDeviceGetPCIBusId(bus, sizeof bus, self.device));
+  self.pci_bus_id = bus;
+  std::size_t memory = 0;
+  KT_CU(cuDeviceTotalMem(&memory, self.device));
+  int driver_version = 0;
+  KT_CU(cuDriverGetVersion(&driver_version));
+  const int major = attribute(self.device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  const int minor = attribute(self.device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  const int sms = attribute(self.device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  const int l2 = attribute(self.device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  self.nvml.emplace(self.pci_bus_id);
+
+  DeviceInfo& info = self.info;
+  info.backend = "cuda";
+  info.name = name;
+  info.vendor = "nvidia";
+  info.architecture = "sm_" + std::to_string(major) + std::to_string(minor);
+  info.limits = {{"max_threads_per_block", attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)},
+                 {"max_shared_memory_per_block",
+                  attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)},
+                 {"sm_count", sms},
+                 {"l2_bytes", l2},
+                 {"warp_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
+                 {"memory_bytes", static_cast<std::int64_t>(memory)}};
+  info.properties = {{"compute_capability", std::to_string(major) + "." + std::to_string(minor)},
+                     {"compile_arch", compile_arch(major, minor)},
+                     {"pci_bus_id", self.pci_bus_id},
+                     {"driver_version", driver_version},
+                     {"nvrtc_version", NvrtcCompiler::nvrtc_version()},
+                     {"memory_clock_khz", attribute(self.device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)},
+                     {"memory_bus_width", attribute(self.device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)},
+                     {"nvml", self.nvml->available()},
+                     {"monitor", self.nvml->read()}};
+  info.fingerprint = "cuda|" + info.name + "|" + info.architecture + "|sms=" + std::to_string(sms) +
+                     "|mem=" + std::to_string(memory >> 20) + "MiB|driver=" + std::to_string(driver_version);
+  // Twice the L2, so a flush really evicts everything the previous sample left there.
+  self.flush_buffer.emplace(static_cast<std::size_t>(l2) * 2);
+}
+
+CudaBackend::~CudaBackend() = default;
+
+const DeviceInfo& CudaBackend::device() const { return impl_->info; }
+bool CudaBackend::healthy() const { return impl_->healthy; }
+
+EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                                       const VariantBuild& build, const MeasureSettings& settings) {
+  Impl& self = *impl_;
+  EvaluationResult result;
+  result.compile_ms = build.compile_ms;
+  VariantBuild variant = build;
+  if (variant.binary.empty()) {  // not built by the tuner: compile here
+    const NvrtcCompiler compiler(self.info.properties.at("compile_arch").get<std::string>(),
+                                 NvrtcCompiler::default_cache_dir());
+    const CompiledVariant compiled = compiler.compile(family, problem, config);
+    result.compile_ms = compiled.compile_ms;
+    if (!compiled.ok) {
+      result.outcome = Outcome::compile_error;
+      result.message = compiled.log;
+      return result;
+    }
+    variant.binary = compiled.cubin_path.string();
+    variant.entry = compiled.entry;
+  }
+
+  try {
+    Impl::ProblemState& state = self.prepare_problem(family, problem, settings.seed);
+    CUfunction function = nullptr;
+    try {
+      function = self.load(variant.binary, variant.entry);
+    } catch (const CudaError& e) {
+      result.outcome = Outcome::launch_error;
+      result.message = std::string("loading the variant failed: ") + e.what();
+      return result;
+    }
+    const auto grid_x = launch_value(variant, "grid_x", 0);
+    if (grid_x <= 0) {
+      result.outcome = Outcome::unsupported;
+      result.message = "the search space gives no positive launch.grid_x for this config";
+      return result;
+    }
+    const auto shared_bytes = launch_value(variant, "shared_bytes", 0);
+    if (shared_bytes > 48 * 1024)
+      KT_CU(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               static_cast<int>(shared_bytes)));
+
+    // Kernel parameters: the tensors' device pointers, then the dims as long long.
+    std::vector<CUdeviceptr> pointers;
+    for (const auto& buffer : state.buffers) pointers.push_back(buffer.pointer);
+    std::vector<long long> dims;
+    for (const auto& [name, value] : problem.dims) dims.push_back(value);
+    std::vector<void*> arguments;
+    for (auto& pointer : pointers) arguments.push_back(&pointer);
+    for (auto& dim : dims) arguments.push_back(&dim);
+    auto launch = [&] {
+      KT_CU(cuLaunchKernel(function, static_cast<unsigned>(grid_x),
+                           static_cast<unsigned>(launch_value(variant, "grid_y", 1)),
+                           static_cast<unsigned>(launch_value(variant, "grid_z", 1)),
+                           static_cast<unsigned>(launch_value(variant, "block_x", 1)),
+                           static_cast<unsigned>(launch_value(variant, "block_y", 1)),
+                           static_cast<unsigned>(launch_value(variant, "block_z", 1)),
+                           static_cast<unsigned>(shared_bytes), nullptr, arguments.data(), nullptr));
+    };
+
+    // Verification on poisoned outputs: 0xFF bytes are NaN in every float format.
+    for (std::size_t t = 0; t < state.specs.size(); ++t)
+      if (state.specs[t].is_output) KT_CU(cuMemsetD8(state.buffers[t].pointer, 0xFF, state.buffers[t].bytes));
+    try {
+      launch();
+      KT_CU(cuCtxSynchronize());
+    } catch (const CudaError& e) {
+      if (e.sticky()) throw;
+      result.outcome = Outcome::launch_error;
+      result.message = e.what();
+      return result;
+    }
+    std::vector<double> got_all, expected_all;
+    std::vector<char> bytes;
+    for (std::size_t t = 0; t < state.specs.size(); ++t) {
+      if (!state.specs[t].is_output) continue;
+      bytes.resize(state.buffers[t].bytes);
+      KT_CU(cuMemcpyDtoH(bytes.data(), state.buffers[t].pointer, bytes.size()));
+      std::vector<double> got(static_cast<std::size_t>(state.specs[t].elements));
+      from_storage(problem.precision, bytes, got);
+      got_all.insert(got_all.end(), got.begin(), got.end());
+      expected_all.insert(expected_all.end(), state.expected[t].begin(), state.expected[t].end());
+    }
+    result.error = relative_l2_error(got_all, expected_all);
+    const Verdict verdict = judge_error(result.error, family.tolerance(problem.precision));
+    if (!verdict.passed) {
+      result.outcome = Outcome::wrong_result;
+      result.message = verdict.message;
+      return result;
+    }
+
+    for (int i = 0; i < settings.warmup_runs; ++i) launch();
+    CUevent start = nullptr, stop = nullptr;
+    KT_CU(cuEventCreate(&start, CU_EVENT_DEFAULT));
+    KT_CU(cuEventCreate(&stop, CU_EVENT_DEFAULT));
+    const bool flush = family.memory_bound();
+    result.environment["before"] = self.nvml->read();
+    StoppingRule rule(settings.stopping);
+    while (!rule.done()) {
+      if (flush) KT_CU(cuMemsetD8Async(self.flush_buffer->pointer, 0, self.flush_buffer->bytes, nullptr));
+      KT_CU(cuEventRecord(start, nullptr));
+      launch();
+      KT_CU(cuEventRecord(stop, nullptr));
+      KT_CU(cuEventSynchronize(stop));
+      float ms = 0;
+      KT_CU(cuEventElapsedTime(&ms, start, stop));
+      result.samples_ns.push_back(ms * 1e6);
+      rule.add(ms * 1e6);
+    }
+    result.environment["after"] = self.nvml->read();
+    CudaDriver::get().cuEventDestroy(start);
+    CudaDriver::get().cuEventDestroy(stop);
+    result.environment["l2_flushed"] = flush;
+    // Throttling: the SM clock fell by more than 5% over the samples.
+    const auto& before = result.environment["before"]["sm_clock_mhz"];
+    const auto& after = result.environment["after"]["sm_clock_mhz"];
+    if (before.is_number() && after.is_number())
+      result.environment["throttled"] = after.get<double>() < 0.95 * before.get<double>();
+    result.stats = summarize(result.samples_ns);
+    result.outcome = Outcome::ok;
+    result.message = verdict.message + "; " + rule.reason();
+    return result;
+  } catch (const CudaError& e) {
+    // Illegal address and the like poison the context: report, then let the worker end.
+    if (!e.sticky()) throw;
+    self.healthy = false;
+    result.outcome = Outcome::crashed;
+    result.message = e.what();
+    result.samples_ns.clear();
+    return result;
+  }
+}
+
+}  // namespace ktune

@@ -1,0 +1,37 @@
+// The CUDA backend (worker side): loads NVRTC-compiled CUBINs through the driver API, keeps the
+// problem's tensors on the device, verifies each variant against the float64 reference and
+// times it with CUDA events, flushing L2 between samples of memory-bound kernels.
+#pragma once
+
+#include <memory>
+
+#include "tuner/backends/backend.hpp"
+
+namespace ktune {
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device_index);  // BackendUnavailable when there is no such device
+  ~CudaBackend() override;
+  const DeviceInfo& device() const override;
+  using Backend::evaluate;
+  EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                            const VariantBuild& build, const MeasureSettings& settings) override;
+  bool healthy() const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Limits of a typical GPU of `arch` (e.g. sm_90a: an H100/H200), for building constrained
+// spaces when compiling without a GPU (--compile-only).
+DeviceInfo nominal_cuda_device(const std::string& arch);
+// The NVRTC build pool for the tuner (see tuner/backends/variant_builder.hpp).
+std::unique_ptr<class VariantBuilder> make_cuda_variant_builder(const KernelFamily& family, const Problem& problem,
+                                                                const std::string& arch, int threads);
+// The architecture ktune compiles for on a device of compute capability major.minor:
+// sm_90a on Hopper and sm_100a on Blackwell (their arch-specific instructions), sm_XY elsewhere.
+std::string compile_arch(int major, int minor);
+
+}  // namespace ktune

@@ -1,0 +1,37 @@
+// Builds GPU variants ahead of the device: a pool of compiler threads works on the configs the
+// strategy will propose next while the worker measures the current one, so the GPU rarely
+// waits for the compiler. Backends whose variants are compiled into ktune (the CPU) have none.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "kernels/family.hpp"
+#include "tuner/backends/backend.hpp"
+#include "tuner/core/config.hpp"
+
+namespace ktune {
+
+struct BuiltVariant {
+  bool ok = false;
+  VariantBuild build;  // binary, entry, compile time (launch is filled in by the tuner)
+  std::string log;     // the compiler's message when !ok
+};
+
+class VariantBuilder {
+ public:
+  virtual ~VariantBuilder() = default;
+  // Queues a build (returns at once); `id` names it for get().
+  virtual void prefetch(std::size_t id, const Config& config) = 0;
+  // The build of `config`, waiting for it if queued; builds it now if it was never queued.
+  virtual BuiltVariant get(std::size_t id, const Config& config) = 0;
+  virtual std::string arch() const = 0;
+};
+
+// nullptr for backends that need no build step. `arch` empty: the device's own.
+std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend, const KernelFamily& family,
+                                                     const Problem& problem, const std::string& arch,
+                                                     int threads);
+
+}  // namespace ktune
