@@ -4,7 +4,13 @@
 #include <string>
 
 #include "kernels/family.hpp"
+#include "kernels/geglu/geglu.hpp"
+#include "kernels/layernorm/layernorm.hpp"
+#include "kernels/residual_layernorm/residual_layernorm.hpp"
 #include "kernels/rmsnorm/rmsnorm.hpp"
+#include "kernels/rmsnorm_rope/rmsnorm_rope.hpp"
+#include "kernels/softmax/softmax.hpp"
+#include "kernels/softmax_dropout/softmax_dropout.hpp"
 #include "kernels/swiglu/swiglu.hpp"
 #include "kernels/testing/fault_injection.hpp"
 #include "tuner/core/errors.hpp"
@@ -20,7 +26,7 @@ bool test_families_enabled() {
 }  // namespace
 
 std::vector<const KernelFamily*> all_families() {
-  std::vector<const KernelFamily*> families{&rmsnorm_family(), &swiglu_family()};
+  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family()};
   if (test_families_enabled()) families.push_back(&fault_injection_family());
   return families;
 }

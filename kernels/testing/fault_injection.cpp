@@ -49,6 +49,10 @@ class FaultInjectionFamily final : public KernelFamily {
   void reference(const Problem& problem, HostTensors& tensors) const override {
     for (std::int64_t i = 0; i < problem.dim("n"); ++i) tensors[1][i] = tensors[0][i] * 2.0;
   }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/testing/fault_injection.cu", "fault_injection_kernel"};
+    return &source;
+  }
   const CpuKernel* cpu_kernel() const override {
     static const FaultInjectionCpu kernel;
     return &kernel;

@@ -54,10 +54,17 @@ class BadInput(harness.KtuneTestCase):
         self.assertEqual(self.ktune("tune", "--help", check=0).returncode, 0)
 
     def test_absent_backends_exit_3(self):
+        built = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
         for backend in ("cuda", "hip", "vulkan"):
-            result = self.assert_fails(["tune", "--kernel", "rmsnorm", "--backend", backend, "--db", self.db], 3,
-                                       f"the {backend} backend is not part of this build")
+            if built[backend]["status"] == "available":
+                continue  # a machine with this GPU: nothing is absent
+            expected = "no CUDA device" if built[backend]["built"] and backend == "cuda" else \
+                f"the {backend} backend is not part of this build"
+            self.assert_fails(["tune", "--kernel", "rmsnorm", "--backend", backend, "--db", self.db], 3, expected)
         self.assertFalse(os.path.exists(self.db), "a failed start must not create a database")
+        if built["cuda"]["built"] and built["cuda"]["status"] != "available":
+            result = self.ktune("tune", "--kernel", "rmsnorm", "--backend", "cuda", "--db", self.db, check=3)
+            self.assertIn("error 35", result.stderr)  # what the CUDA runtime would say, explained
 
     def test_bad_search_space_files_name_file_and_place(self):
         path = os.path.join(self.dir, "space.json")

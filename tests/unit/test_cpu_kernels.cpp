@@ -50,7 +50,7 @@ TEST_P(CpuFamilies, EveryValidConfigIsCorrectOnOddShapes) {
   EXPECT_GT(checked, 100u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, CpuFamilies, ::testing::Values("rmsnorm", "swiglu"));
+INSTANTIATE_TEST_SUITE_P(Shipped, CpuFamilies, ::testing::Values("rmsnorm", "swiglu", "geglu", "layernorm", "residual_layernorm", "softmax", "softmax_dropout"));
 
 TEST(CpuBackend, ReferenceCatchesWrongAndNaNOutputs) {
   setenv("KTUNE_ENABLE_TEST_FAMILIES", "1", 1);

@@ -156,12 +156,13 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
                      family.name() + " on " + request.backend);
   auto strategy = make_strategy(request.strategy, 0, request.seed);  // validates the name early
 
-  Store store = Store::open(request.db);
+  // The device first: a missing backend or GPU must not leave a new database behind.
   WorkerClient worker(request.backend, request.device_index);
   TuneSummary summary;
   summary.family = family.name();
   summary.backend = request.backend;
   summary.device = worker.hello(kHelloTimeoutSeconds);
+  Store store = Store::open(request.db);
   summary.problem = problem;
   summary.space_file = space_file;
   summary.bytes = family.byte_count(problem);

@@ -1,0 +1,73 @@
+// Softmax on the CPU, three passes over a row: max, exp and sum, scale. Tunables
+// (search_spaces/softmax.cpu.json):
+//   threads, rows_per_task  parallelism and scheduling granularity
+//   vector_width, unroll    W lanes x U independent accumulators of the max and the sum; W
+//                           elements per step of the scaling loop
+//   exp                     "libm" (std::exp per element) or "poly" (cpu::exp_poly, vectorises)
+// The exps are kept in float between the passes (in the output row for fp32, in a per-thread
+// float row otherwise); all arithmetic is float and the output is rounded once.
+#include "kernels/common/cpu_dispatch.hpp"
+#include "kernels/common/cpu_numeric.hpp"
+#include "kernels/common/cpu_rows.hpp"
+#include "kernels/softmax/cpu_softmax_row.hpp"
+#include "kernels/softmax/softmax.hpp"
+#include "ktune/source_hash/softmax_cpu.hpp"
+
+namespace ktune {
+namespace {
+
+using cpu::from_float;
+using cpu::SoftmaxExp;
+
+template <typename T, SoftmaxExp E, int W, int U>
+void softmax_row(const T* x, T* out, std::int64_t cols) {
+  float* e = cpu::softmax_scratch(out, cols);
+  const float inv_sum = 1.0f / cpu::softmax_exp_sum<T, E, W, U>(x, e, cols);
+  std::int64_t c = 0;
+  for (; c + W <= cols; c += W)
+    for (int lane = 0; lane < W; ++lane) out[c + lane] = from_float<T>(e[c + lane] * inv_sum);
+  for (; c < cols; ++c) out[c] = from_float<T>(e[c] * inv_sum);
+}
+
+class SoftmaxCpu final : public CpuKernel {
+ public:
+  std::string source_hash() const override { return source_hash::softmax_cpu; }
+
+  std::function<void()> prepare(const CpuLaunchContext& context) const override {
+    const std::int64_t rows = context.problem.dim("rows");
+    const std::int64_t cols = context.problem.dim("cols");
+    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
+    const std::int64_t vector_width = context.config.get_int("vector_width");
+    const std::int64_t unroll = context.config.get_int("unroll");
+    const Value& exp_value = context.config.at("exp");
+    const auto* exp_name = std::get_if<std::string>(&exp_value);
+    if (!exp_name || (*exp_name != "libm" && *exp_name != "poly"))
+      throw UnsupportedConfig("exp must be \"libm\" or \"poly\", got " + to_string(exp_value));
+    const bool poly = *exp_name == "poly";
+
+    std::function<void()> launch;
+    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+      using RowFn = void (*)(const T*, T*, std::int64_t);
+      const RowFn row_fn = cpu::select_variant<RowFn>(
+          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
+            return poly ? &softmax_row<T, SoftmaxExp::poly, W, U> : &softmax_row<T, SoftmaxExp::libm, W, U>;
+          });
+      const T* x = static_cast<const T*>(context.tensors[0].data);
+      T* out = static_cast<T*>(context.tensors[1].data);
+      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
+        row_fn(x + r * cols, out + r * cols, cols);
+      });
+    });
+    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
+    return launch;
+  }
+};
+
+}  // namespace
+
+const CpuKernel& softmax_cpu_kernel() {
+  static const SoftmaxCpu kernel;
+  return kernel;
+}
+
+}  // namespace ktune

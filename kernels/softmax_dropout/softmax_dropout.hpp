@@ -1,0 +1,28 @@
+// Softmax over the last dimension followed by dropout, fused (attention probabilities in
+// training):
+//   p[r, c]   = exp(x[r, c] - m[r]) / sum_k exp(x[r, k] - m[r]),  m[r] = max_c x[r, c]
+//   out[r, c] = keep(i) ? p[r, c] / (1 - P) : 0,                   i = r * cols + c
+// with the dropout probability P = 0.1 fixed (kSoftmaxDropoutP; not a problem dim) and keep(i)
+// drawn by Philox4x32-10 exactly as kernels/common/philox.hpp specifies: key = the seed's two
+// 32-bit halves, counter = (i / 4 as two 32-bit halves, offset as two 32-bit halves), element i
+// takes word i % 4, u = (word >> 8) * 2^-24, keep iff u >= P. The seed (0x5eed) and offset (0)
+// are family constants, so every backend and the float64 reference draw the same mask; a seed
+// or offset of 0 cannot be a problem dim (dims are at least 1) and would otherwise become part of
+// every tuned shape.
+// Tensors (row-major): x [rows, cols] (input), out [rows, cols] (output).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/family.hpp"
+
+namespace ktune {
+
+inline constexpr double kSoftmaxDropoutP = 0.1;
+inline constexpr std::uint64_t kSoftmaxDropoutSeed = 0x5eed;
+inline constexpr std::uint64_t kSoftmaxDropoutOffset = 0;
+
+const KernelFamily& softmax_dropout_family();
+const CpuKernel& softmax_dropout_cpu_kernel();
+
+}  // namespace ktune
