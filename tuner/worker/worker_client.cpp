@@ -228,6 +228,7 @@ EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& co
   EvaluationResult failure;
   if (!exchange(request, timeout_s, reply, failure)) return failure;
   if (!reply.value("ok", false)) throw_worker_error(reply);
+  if (reply.value("restart", false)) stop(true);  // the worker is exiting; reap it now
   return EvaluationResult::from_json(reply.at("result"));
 }
 

@@ -40,8 +40,10 @@ int run_worker(const std::string& backend_name, int device_index) {
         const VariantBuild build = VariantBuild::from_json(request.value("build", nlohmann::json::object()));
         const EvaluationResult result =
             backend->evaluate(find_family(problem.family), problem, config, build, settings);
-        reply({{"ok", true}, {"result", result.to_json()}});
-        if (!backend->healthy()) return 0;  // a sticky device error: the tuner starts a fresh worker
+        // After a sticky device error this worker is done: it says so, so the tuner starts a
+        // fresh one for the next config instead of finding a closed pipe.
+        reply({{"ok", true}, {"result", result.to_json()}, {"restart", !backend->healthy()}});
+        if (!backend->healthy()) return 0;
       } else {
         reply(error_reply("unknown worker request '" + op + "'", ExitCode::bad_input));
       }
