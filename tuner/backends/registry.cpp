@@ -56,6 +56,13 @@ std::string best_available_backend() {
   return "cpu";
 }
 
+bool has_implementation(const KernelFamily& family, const std::string& backend) {
+  if (!backend_built(backend)) return false;
+  if (backend == "cpu") return family.cpu_kernel() != nullptr;
+  if (backend == "cuda") return family.cuda_source() != nullptr;
+  return false;
+}
+
 std::string kernel_source_hash(const KernelFamily& family, const std::string& backend) {
   require_backend_built(backend);
   if (backend == "cpu") {

@@ -19,6 +19,8 @@ void require_backend_built(const std::string& name);
 // The backend `ktune tune` uses when none is given: the first GPU backend with a device,
 // else the CPU.
 std::string best_available_backend();
+// Whether the family has an implementation for `backend` in this build.
+bool has_implementation(const KernelFamily& family, const std::string& backend);
 // Hash of the family's source for `backend`; InputError when the family has no implementation
 // for that backend.
 std::string kernel_source_hash(const KernelFamily& family, const std::string& backend);

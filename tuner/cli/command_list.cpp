@@ -23,9 +23,9 @@ void register_list(CLI::App& app, CommonOptions& common, Action& action) {
         for (Precision p : family->precisions()) precisions.push_back(std::string(to_string(p)));
         nlohmann::json backends = nlohmann::json::array();
         for (const auto& backend : known_backend_names()) {
-          if (!backend_built(backend)) continue;
           const auto space = default_space_file(family->name(), backend);
-          if (std::filesystem::exists(space)) backends.push_back({{"backend", backend}, {"space", space.string()}});
+          if (has_implementation(*family, backend) && std::filesystem::exists(space))
+            backends.push_back({{"backend", backend}, {"space", space.string()}});
         }
         families.push_back({{"kernel", family->name()}, {"summary", family->summary()}, {"dims", dims},
                             {"precisions", precisions}, {"backends", backends}});
