@@ -57,17 +57,40 @@ def main():
         gate, up = t.chunk(2, dim=-1)
         return F.silu(gate) * up
 
-    rms_bytes = (2 * rows * cols + cols) * element
-    swiglu_bytes = (2 * rows * cols + rows * cols) * element
-    record("rmsnorm_eager", lambda: rmsnorm(x), rms_bytes)
-    record("swiglu_eager", lambda: swiglu(x2), swiglu_bytes)
-    try:
-        rms_compiled = torch.compile(rmsnorm)
-        swiglu_compiled = torch.compile(swiglu)
-        record("rmsnorm_compile", lambda: rms_compiled(x), rms_bytes)
-        record("swiglu_compile", lambda: swiglu_compiled(x2), swiglu_bytes)
-    except Exception as error:  # torch.compile needs a working Triton; report, do not fail
-        results["compile_error"] = str(error)[:500]
+    bias = torch.randn(cols, device="cuda", dtype=dtype)
+    residual = torch.randn(rows, cols, device="cuda", dtype=dtype)
+
+    def layernorm(t):
+        return F.layer_norm(t, (cols,), weight, bias, eps=1e-5)
+
+    def residual_layernorm(t):
+        s = t + residual
+        return F.layer_norm(s, (cols,), weight, bias, eps=1e-5), s
+
+    def softmax(t):
+        return torch.softmax(t, dim=-1)
+
+    def geglu(t):
+        gate, up = t.chunk(2, dim=-1)
+        return F.gelu(gate) * up
+
+    n = rows * cols
+    # Model bytes as ktune counts them: each input read once, each output written once.
+    cases = {
+        "rmsnorm": (rmsnorm, x, (2 * n + cols) * element),
+        "layernorm": (layernorm, x, (2 * n + 2 * cols) * element),
+        "residual_layernorm": (residual_layernorm, x, (4 * n + 2 * cols) * element),
+        "softmax": (softmax, x, 2 * n * element),
+        "swiglu": (swiglu, x2, 3 * n * element),
+        "geglu": (geglu, x2, 3 * n * element),
+    }
+    for name, (fn, arg, nbytes) in cases.items():
+        record(f"{name}_eager", lambda fn=fn, arg=arg: fn(arg), nbytes)
+        try:
+            compiled = torch.compile(fn)
+            record(f"{name}_compile", lambda compiled=compiled, arg=arg: compiled(arg), nbytes)
+        except Exception as error:  # torch.compile needs a working Triton; report, do not fail
+            results[f"{name}_compile_error"] = str(error)[:300]
     print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "results": results}))
 
 

@@ -85,4 +85,25 @@ __device__ __forceinline__ float row_sum(float x, float* scratch) {
   }
 }
 
+// Maximum over the THREADS threads that share a row; layout and scratch as for row_sum.
+template <int THREADS, int ROWS>
+__device__ __forceinline__ float row_max(float x, float* scratch) {
+  x = group_max<(THREADS < 32 ? THREADS : 32)>(x);
+  if constexpr (THREADS > 32) {
+    constexpr int WARPS = THREADS / 32;
+    const int row = threadIdx.x / THREADS;
+    const int warp = (threadIdx.x % THREADS) / 32;
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) scratch[row * WARPS + warp] = x;
+    __syncthreads();
+    float total = scratch[row * WARPS];
+#pragma unroll
+    for (int w = 1; w < WARPS; ++w) total = fmaxf(total, scratch[row * WARPS + w]);
+    __syncthreads();  // scratch is reused by the next reduction
+    return total;
+  } else {
+    return x;
+  }
+}
+
 }  // namespace kt

@@ -41,6 +41,10 @@ class GeGluFamily final : public KernelFamily {
       }
   }
   const CpuKernel* cpu_kernel() const override { return &geglu_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/geglu/geglu.cu", "geglu_kernel"};
+    return &source;
+  }
 };
 
 }  // namespace

@@ -49,6 +49,10 @@ class LayerNormFamily final : public KernelFamily {
     }
   }
   const CpuKernel* cpu_kernel() const override { return &layernorm_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/layernorm/layernorm.cu", "layernorm_kernel"};
+    return &source;
+  }
 };
 
 }  // namespace

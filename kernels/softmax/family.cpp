@@ -43,6 +43,10 @@ class SoftmaxFamily final : public KernelFamily {
     }
   }
   const CpuKernel* cpu_kernel() const override { return &softmax_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/softmax/softmax.cu", "softmax_kernel"};
+    return &source;
+  }
 };
 
 }  // namespace

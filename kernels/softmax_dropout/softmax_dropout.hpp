@@ -15,12 +15,10 @@
 #include <cstdint>
 
 #include "kernels/family.hpp"
+// kSoftmaxDropoutP, kSoftmaxDropoutSeed, kSoftmaxDropoutOffset (shared with the CUDA kernel).
+#include "kernels/softmax_dropout/softmax_dropout_constants.hpp"
 
 namespace ktune {
-
-inline constexpr double kSoftmaxDropoutP = 0.1;
-inline constexpr std::uint64_t kSoftmaxDropoutSeed = 0x5eed;
-inline constexpr std::uint64_t kSoftmaxDropoutOffset = 0;
 
 const KernelFamily& softmax_dropout_family();
 const CpuKernel& softmax_dropout_cpu_kernel();

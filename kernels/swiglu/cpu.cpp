@@ -1,81 +1,29 @@
-// SwiGLU on the CPU. Tunables (search_spaces/swiglu.cpu.json):
-//   threads, rows_per_task  as for rmsnorm: parallelism and scheduling granularity
-//   vector_width, unroll    elements per step (W lanes x U groups) of the elementwise loop
-//   exp                     "libm" (std::exp per element) or "poly" (a polynomial exp that
-//                           vectorises across lanes; see kernels/common/cpu_math.hpp)
+// SwiGLU on the CPU: the shared gated-activation kernel (kernels/common/cpu_gated.hpp) with
+// silu(g) = g / (1 + e^-g). Its "exp" parameter picks std::exp ("libm") or the vectorisable
+// polynomial exp ("poly", kernels/common/cpu_math.hpp).
 #include <cmath>
 
-#include "kernels/common/cpu_dispatch.hpp"
+#include "kernels/common/cpu_gated.hpp"
 #include "kernels/common/cpu_math.hpp"
-#include "kernels/common/cpu_numeric.hpp"
-#include "kernels/common/cpu_rows.hpp"
 #include "kernels/swiglu/swiglu.hpp"
 #include "ktune/source_hash/swiglu_cpu.hpp"
 
 namespace ktune {
 namespace {
 
-using cpu::from_float;
-using cpu::to_float;
-
-enum class ExpKind { libm, poly };
-
-template <ExpKind E>
-inline float silu(float gate) {
-  const float e = E == ExpKind::poly ? cpu::exp_poly(-gate) : std::exp(-gate);
-  return gate / (1.0f + e);
-}
-
-template <typename T, ExpKind E, int W, int U>
-void swiglu_row(const T* gate, const T* up, T* out, std::int64_t cols) {
-  std::int64_t c = 0;
-  for (; c + W * U <= cols; c += W * U)
-    for (int u = 0; u < U; ++u)
-      for (int lane = 0; lane < W; ++lane) {
-        const std::int64_t i = c + u * W + lane;
-        out[i] = from_float<T>(silu<E>(to_float(gate[i])) * to_float(up[i]));
-      }
-  for (; c < cols; ++c) out[c] = from_float<T>(silu<E>(to_float(gate[c])) * to_float(up[c]));
-}
-
-class SwiGluCpu final : public CpuKernel {
- public:
-  std::string source_hash() const override { return source_hash::swiglu_cpu; }
-
-  std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
-    const Value& exp_value = context.config.at("exp");
-    const auto* exp_name = std::get_if<std::string>(&exp_value);
-    if (!exp_name || (*exp_name != "libm" && *exp_name != "poly"))
-      throw UnsupportedConfig("exp must be \"libm\" or \"poly\", got " + to_string(exp_value));
-    const bool poly = *exp_name == "poly";
-
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
-      using RowFn = void (*)(const T*, const T*, T*, std::int64_t);
-      const RowFn row_fn = cpu::select_variant<RowFn>(
-          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
-            return poly ? &swiglu_row<T, ExpKind::poly, W, U> : &swiglu_row<T, ExpKind::libm, W, U>;
-          });
-      const T* x = static_cast<const T*>(context.tensors[0].data);
-      T* out = static_cast<T*>(context.tensors[1].data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * 2 * cols, x + r * 2 * cols + cols, out + r * cols, cols);
-      });
-    });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
+struct Silu {
+  static constexpr const char* parameter = "exp";
+  template <bool kPoly>
+  static float apply(float gate) {
+    const float e = kPoly ? cpu::exp_poly(-gate) : std::exp(-gate);
+    return gate / (1.0f + e);
   }
 };
 
 }  // namespace
 
 const CpuKernel& swiglu_cpu_kernel() {
-  static const SwiGluCpu kernel;
+  static const cpu::GatedActivationCpu<Silu> kernel(source_hash::swiglu_cpu);
   return kernel;
 }
 
