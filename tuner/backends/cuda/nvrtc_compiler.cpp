@@ -94,9 +94,10 @@ std::string NvrtcCompiler::source_hash(const KernelFamily& family) {
   if (!source) throw InputError("kernel '" + family.name() + "' has no CUDA implementation");
   const EmbeddedFile* main = find_embedded(source->file);
   if (!main) throw std::runtime_error("CUDA source " + std::string(source->file) + " is not embedded in this build");
+  // Every embedded file can be included, so all of them count: an edited shared header (say,
+  // the dropout constants) must never let an old CUBIN or measurement be reused.
   std::uint64_t hash = fnv1a(main->text);
-  for (const auto& file : embedded::cuda_sources)
-    if (file.path.find("kernels/common/") == 0) hash = fnv1a(file.text, hash);
+  for (const auto& file : embedded::cuda_sources) hash = fnv1a(file.text, fnv1a(file.path, hash));
   return hex(hash);
 }
 
