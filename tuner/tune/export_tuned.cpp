@@ -8,6 +8,10 @@
 
 namespace ktune {
 
+std::filesystem::path export_dir_for(const std::filesystem::path& out_dir, const std::string& backend) {
+  return backend == "cpu" ? out_dir : out_dir / backend;
+}
+
 ExportedFamily export_tuned_family(Store& store, const std::string& family_name, const std::string& backend,
                                    const std::filesystem::path& out_dir) {
   const KernelFamily& family = find_family(family_name);
@@ -24,7 +28,7 @@ ExportedFamily export_tuned_family(Store& store, const std::string& family_name,
     if (entry.backend == backend) input.entries.push_back(std::move(entry));
   ExportedFamily exported;
   exported.entries = input.entries.size();
-  exported.header = write_exports(input, out_dir);
+  exported.header = write_exports(input, export_dir_for(out_dir, backend));
   return exported;
 }
 

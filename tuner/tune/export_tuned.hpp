@@ -14,8 +14,9 @@ struct ExportedFamily {
   std::size_t entries = 0;
 };
 
-// Backend "cpu" today: each backend's space has its own parameters, and one header holds one
-// backend's Config struct.
+// Each backend's space has its own parameters and one header holds one backend's Config struct,
+// so CPU headers go to <out_dir>/<family>.hpp and other backends' to <out_dir>/<backend>/.
+std::filesystem::path export_dir_for(const std::filesystem::path& out_dir, const std::string& backend);
 ExportedFamily export_tuned_family(Store& store, const std::string& family, const std::string& backend,
                                    const std::filesystem::path& out_dir);
 
