@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "tuner/core/precision.hpp"
 
@@ -50,6 +51,22 @@ bool with_storage_type(Precision precision, Fn&& fn) {
     case Precision::bf16: fn.template operator()<bf16>(); return true;
     default: return false;
   }
+}
+
+// Host copies of tensors: float64 values to the precision's storage and back, element by element.
+// Every backend converts its inputs and reads back its outputs through these.
+inline void store_values(Precision precision, const std::vector<double>& values, void* out) {
+  with_storage_type(precision, [&]<typename T>() {
+    T* typed = static_cast<T*>(out);
+    for (std::size_t i = 0; i < values.size(); ++i) typed[i] = from_float<T>(static_cast<float>(values[i]));
+  });
+}
+
+inline void load_values(Precision precision, const void* in, std::vector<double>& values) {
+  with_storage_type(precision, [&]<typename T>() {
+    const T* typed = static_cast<const T*>(in);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_float(typed[i]);
+  });
 }
 
 }  // namespace ktune::cpu

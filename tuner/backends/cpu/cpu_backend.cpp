@@ -24,20 +24,6 @@ AlignedBuffer allocate(std::size_t bytes) {
   return AlignedBuffer(p);
 }
 
-void to_storage(Precision precision, const std::vector<double>& values, void* out) {
-  cpu::with_storage_type(precision, [&]<typename T>() {
-    T* typed = static_cast<T*>(out);
-    for (std::size_t i = 0; i < values.size(); ++i) typed[i] = cpu::from_float<T>(static_cast<float>(values[i]));
-  });
-}
-
-void from_storage(Precision precision, const void* in, std::vector<double>& values) {
-  cpu::with_storage_type(precision, [&]<typename T>() {
-    const T* typed = static_cast<const T*>(in);
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = cpu::to_float(typed[i]);
-  });
-}
-
 }  // namespace
 
 struct CpuBackend::ProblemState {
@@ -69,8 +55,8 @@ CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family
     state->tensors.push_back({state->buffers.back().get(), state->specs[t].elements});
     if (!state->specs[t].is_output) {
       // The reference sees the inputs exactly as the kernel does: rounded to the precision.
-      to_storage(problem.precision, host[t], state->buffers.back().get());
-      from_storage(problem.precision, state->buffers.back().get(), host[t]);
+      cpu::store_values(problem.precision, host[t], state->buffers.back().get());
+      cpu::load_values(problem.precision, state->buffers.back().get(), host[t]);
     }
   }
   family.reference(problem, host);
@@ -122,7 +108,7 @@ EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem&
   for (std::size_t t = 0; t < state.specs.size(); ++t) {
     if (!state.specs[t].is_output) continue;
     std::vector<double> got(static_cast<std::size_t>(state.specs[t].elements));
-    from_storage(problem.precision, state.buffers[t].get(), got);
+    cpu::load_values(problem.precision, state.buffers[t].get(), got);
     got_all.insert(got_all.end(), got.begin(), got.end());
     expected_all.insert(expected_all.end(), state.expected[t].begin(), state.expected[t].end());
   }

@@ -22,21 +22,6 @@ int attribute(CUdevice device, CUdevice_attribute which) {
   return value;
 }
 
-void to_storage(Precision precision, const std::vector<double>& values, std::vector<char>& bytes) {
-  bytes.resize(values.size() * static_cast<std::size_t>(element_bytes(precision)));
-  cpu::with_storage_type(precision, [&]<typename T>() {
-    T* typed = reinterpret_cast<T*>(bytes.data());
-    for (std::size_t i = 0; i < values.size(); ++i) typed[i] = cpu::from_float<T>(static_cast<float>(values[i]));
-  });
-}
-
-void from_storage(Precision precision, const std::vector<char>& bytes, std::vector<double>& values) {
-  cpu::with_storage_type(precision, [&]<typename T>() {
-    const T* typed = reinterpret_cast<const T*>(bytes.data());
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = cpu::to_float(typed[i]);
-  });
-}
-
 std::int64_t launch_value(const VariantBuild& build, const char* name, std::int64_t fallback) {
   const auto it = build.launch.find(name);
   return it == build.launch.end() ? fallback : it->second;
@@ -126,8 +111,9 @@ struct CudaBackend::Impl {
       fresh->buffers.emplace_back(static_cast<std::size_t>(fresh->specs[t].elements) * element);
       if (!fresh->specs[t].is_output) {
         // The reference sees the inputs as the kernel does: rounded to the precision.
-        to_storage(problem.precision, host[t], bytes);
-        from_storage(problem.precision, bytes, host[t]);
+        bytes.resize(static_cast<std::size_t>(fresh->specs[t].elements) * element);
+        cpu::store_values(problem.precision, host[t], bytes.data());
+        cpu::load_values(problem.precision, bytes.data(), host[t]);
         KT_CU(cuMemcpyHtoD(fresh->buffers.back().pointer, bytes.data(), bytes.size()));
       }
     }
@@ -294,7 +280,7 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       bytes.resize(state.buffers[t].bytes);
       KT_CU(cuMemcpyDtoH(bytes.data(), state.buffers[t].pointer, bytes.size()));
       std::vector<double> got(static_cast<std::size_t>(state.specs[t].elements));
-      from_storage(problem.precision, bytes, got);
+      cpu::load_values(problem.precision, bytes.data(), got);
       got_all.insert(got_all.end(), got.begin(), got.end());
       expected_all.insert(expected_all.end(), state.expected[t].begin(), state.expected[t].end());
     }
