@@ -1,4 +1,5 @@
 #include "tuner/backends/cpu/cpu_backend.hpp"
+#include "tuner/backends/output_check.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -104,15 +105,10 @@ EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem&
     result.message = e.what();
     return result;
   }
-  std::vector<double> got_all, expected_all;
-  for (std::size_t t = 0; t < state.specs.size(); ++t) {
-    if (!state.specs[t].is_output) continue;
-    std::vector<double> got(static_cast<std::size_t>(state.specs[t].elements));
-    cpu::load_values(problem.precision, state.buffers[t].get(), got);
-    got_all.insert(got_all.end(), got.begin(), got.end());
-    expected_all.insert(expected_all.end(), state.expected[t].begin(), state.expected[t].end());
-  }
-  result.error = relative_l2_error(got_all, expected_all);
+  std::vector<StoredOutput> outputs;
+  for (std::size_t t = 0; t < state.specs.size(); ++t)
+    if (state.specs[t].is_output) outputs.push_back({state.buffers[t].get(), state.expected[t]});
+  result.error = stored_outputs_error(problem.precision, outputs);
   const Verdict verdict = judge_error(result.error, family.tolerance(problem.precision));
   if (!verdict.passed) {
     result.outcome = Outcome::wrong_result;

@@ -1,4 +1,5 @@
 #include "tuner/backends/cuda/cuda_backend.hpp"
+#include "tuner/backends/output_check.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -273,18 +274,17 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       result.message = e.what();
       return result;
     }
-    std::vector<double> got_all, expected_all;
-    std::vector<char> bytes;
+    // Host copies of every output first, then one comparison over all of them.
+    std::vector<std::vector<char>> copies;
+    copies.reserve(state.specs.size());  // outputs points into these: no reallocation
+    std::vector<StoredOutput> outputs;
     for (std::size_t t = 0; t < state.specs.size(); ++t) {
       if (!state.specs[t].is_output) continue;
-      bytes.resize(state.buffers[t].bytes);
-      KT_CU(cuMemcpyDtoH(bytes.data(), state.buffers[t].pointer, bytes.size()));
-      std::vector<double> got(static_cast<std::size_t>(state.specs[t].elements));
-      cpu::load_values(problem.precision, bytes.data(), got);
-      got_all.insert(got_all.end(), got.begin(), got.end());
-      expected_all.insert(expected_all.end(), state.expected[t].begin(), state.expected[t].end());
+      copies.emplace_back(state.buffers[t].bytes);
+      KT_CU(cuMemcpyDtoH(copies.back().data(), state.buffers[t].pointer, copies.back().size()));
+      outputs.push_back({copies.back().data(), state.expected[t]});
     }
-    result.error = relative_l2_error(got_all, expected_all);
+    result.error = stored_outputs_error(problem.precision, outputs);
     const Verdict verdict = judge_error(result.error, family.tolerance(problem.precision));
     if (!verdict.passed) {
       result.outcome = Outcome::wrong_result;

@@ -1,0 +1,63 @@
+#include "tuner/backends/output_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "kernels/common/cpu_numeric.hpp"
+
+namespace ktune {
+namespace {
+
+struct L2Sums {
+  double diff_sq = 0;
+  double ref_sq = 0;
+  bool finite = true;
+};
+
+// Sums over elements [begin, end) of one output.
+template <typename T>
+L2Sums sums_of(const T* got, std::span<const double> expected, std::size_t begin, std::size_t end) {
+  L2Sums sums;
+  for (std::size_t i = begin; i < end; ++i) {
+    const double value = cpu::to_float(got[i]);
+    if (!std::isfinite(value)) {
+      sums.finite = false;
+      return sums;
+    }
+    const double d = value - expected[i];
+    sums.diff_sq += d * d;
+    sums.ref_sq += expected[i] * expected[i];
+  }
+  return sums;
+}
+
+}  // namespace
+
+double stored_outputs_error(Precision precision, const std::vector<StoredOutput>& outputs) {
+  constexpr std::size_t kChunk = 1 << 20;  // below this, threads cost more than they save
+  L2Sums total;
+  for (const StoredOutput& output : outputs) {
+    const std::size_t n = output.expected.size();
+    const std::size_t workers =
+        std::clamp<std::size_t>(n / kChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<L2Sums> parts(workers);
+    cpu::with_storage_type(precision, [&]<typename T>() {
+      const T* got = static_cast<const T*>(output.data);
+      auto run = [&](std::size_t w) { parts[w] = sums_of(got, output.expected, n * w / workers, n * (w + 1) / workers); };
+      std::vector<std::jthread> threads;
+      for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(run, w);
+      run(0);
+    });
+    // Summed in worker order, so the result does not depend on thread timing.
+    for (const L2Sums& part : parts) {
+      total.finite = total.finite && part.finite;
+      total.diff_sq += part.diff_sq;
+      total.ref_sq += part.ref_sq;
+    }
+  }
+  if (!total.finite) return NAN;
+  return total.ref_sq > 0 ? std::sqrt(total.diff_sq / total.ref_sq) : std::sqrt(total.diff_sq);
+}
+
+}  // namespace ktune
