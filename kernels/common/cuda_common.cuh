@@ -33,19 +33,43 @@ struct alignas(VEC * sizeof(T)) Vector {
   T v[VEC];
 };
 
+// Cache hints of vector loads and stores. Streaming (evict-first, ld.global.cs / st.global.cs)
+// suits data touched once, so it does not evict data that is read again (weights, tables).
+constexpr int kCacheDefault = 0;
+constexpr int kCacheStreaming = 1;
+
+// VEC elements of T as one access of VEC * sizeof(T) bytes, through an unsigned integer type of
+// that size so the hinted intrinsics apply.
 template <typename T, int VEC>
+union Packed {
+  typename Bits<VEC * int(sizeof(T))>::type raw;
+  Vector<T, VEC> elements;
+};
+
+template <typename T, int VEC, int HINT = kCacheDefault>
 __device__ __forceinline__ void load_floats(const T* p, float (&out)[VEC]) {
-  Vector<T, VEC> packed = *reinterpret_cast<const Vector<T, VEC>*>(p);
+  using Raw = typename Bits<VEC * int(sizeof(T))>::type;
+  Packed<T, VEC> packed;
+  if constexpr (HINT == kCacheStreaming) {
+    packed.raw = __ldcs(reinterpret_cast<const Raw*>(p));
+  } else {
+    packed.raw = *reinterpret_cast<const Raw*>(p);
+  }
 #pragma unroll
-  for (int i = 0; i < VEC; ++i) out[i] = to_float(packed.v[i]);
+  for (int i = 0; i < VEC; ++i) out[i] = to_float(packed.elements.v[i]);
 }
 
-template <typename T, int VEC>
+template <typename T, int VEC, int HINT = kCacheDefault>
 __device__ __forceinline__ void store_floats(T* p, const float (&in)[VEC]) {
-  Vector<T, VEC> packed;
+  using Raw = typename Bits<VEC * int(sizeof(T))>::type;
+  Packed<T, VEC> packed;
 #pragma unroll
-  for (int i = 0; i < VEC; ++i) packed.v[i] = from_float<T>(in[i]);
-  *reinterpret_cast<Vector<T, VEC>*>(p) = packed;
+  for (int i = 0; i < VEC; ++i) packed.elements.v[i] = from_float<T>(in[i]);
+  if constexpr (HINT == kCacheStreaming) {
+    __stcs(reinterpret_cast<Raw*>(p), packed.raw);
+  } else {
+    *reinterpret_cast<Raw*>(p) = packed.raw;
+  }
 }
 
 // Sum over the GROUP consecutive lanes of a warp that share a row (GROUP a power of two <= 32).
@@ -54,56 +78,6 @@ __device__ __forceinline__ float group_sum(float x) {
 #pragma unroll
   for (int offset = GROUP / 2; offset > 0; offset /= 2) x += __shfl_xor_sync(0xffffffffu, x, offset);
   return x;
-}
-
-template <int GROUP>
-__device__ __forceinline__ float group_max(float x) {
-#pragma unroll
-  for (int offset = GROUP / 2; offset > 0; offset /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, offset));
-  return x;
-}
-
-// Sum over the THREADS threads that share a row (a power of two, multiple of 32 when above 32),
-// rows laid out consecutively in the block. `scratch` holds ROWS * (THREADS / 32) floats.
-template <int THREADS, int ROWS>
-__device__ __forceinline__ float row_sum(float x, float* scratch) {
-  x = group_sum<(THREADS < 32 ? THREADS : 32)>(x);
-  if constexpr (THREADS > 32) {
-    constexpr int WARPS = THREADS / 32;
-    const int row = threadIdx.x / THREADS;
-    const int warp = (threadIdx.x % THREADS) / 32;
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) scratch[row * WARPS + warp] = x;
-    __syncthreads();
-    float total = 0.f;
-#pragma unroll
-    for (int w = 0; w < WARPS; ++w) total += scratch[row * WARPS + w];
-    __syncthreads();  // scratch is reused by the next reduction
-    return total;
-  } else {
-    return x;
-  }
-}
-
-// Maximum over the THREADS threads that share a row; layout and scratch as for row_sum.
-template <int THREADS, int ROWS>
-__device__ __forceinline__ float row_max(float x, float* scratch) {
-  x = group_max<(THREADS < 32 ? THREADS : 32)>(x);
-  if constexpr (THREADS > 32) {
-    constexpr int WARPS = THREADS / 32;
-    const int row = threadIdx.x / THREADS;
-    const int warp = (threadIdx.x % THREADS) / 32;
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) scratch[row * WARPS + warp] = x;
-    __syncthreads();
-    float total = scratch[row * WARPS];
-#pragma unroll
-    for (int w = 1; w < WARPS; ++w) total = fmaxf(total, scratch[row * WARPS + w]);
-    __syncthreads();  // scratch is reused by the next reduction
-    return total;
-  } else {
-    return x;
-  }
 }
 
 }  // namespace kt

@@ -1,105 +1,37 @@
-// Residual add + LayerNorm on CUDA: s = x + residual in float, written rounded to `sum` as it is
-// formed; LayerNorm then normalises the unrounded float s, which stays in registers (as
-// kernels/residual_layernorm/residual_layernorm.hpp defines). One group of THREADS_PER_ROW
-// threads per row, ROWS_PER_BLOCK rows per block, VECTOR_BYTES-wide accesses; x and residual are
-// read once. Statistics are two-pass over the registers, in float; biased variance, eps = 1e-5
-// (kResidualLayerNormEpsilon).
+// Residual add + LayerNorm on CUDA: s = x + residual in float, written rounded to `sum_out` as
+// it is formed; LayerNorm then normalises the unrounded float s, which stays stored (registers or
+// shared memory) as kernels/residual_layernorm/residual_layernorm.hpp defines. x and residual are
+// read once. The LayerNorm part is layernorm.cu's (kernels/layernorm/cuda_layernorm_row.cuh);
+// rows are shared out, stored and reduced by kernels/common/cuda_rows.cuh.
 // Defines (search_spaces/residual_layernorm.cuda.json): KT_BLOCK_THREADS, KT_THREADS_PER_ROW,
-// KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (0: one block per row group, else a persistent grid);
-// KT_T; KT_DIM_COLS (the problem's width, so the per-thread item count is a constant).
-#include "kernels/common/cuda_common.cuh"
-
-namespace {
-
-using T = KT_T;
-constexpr int kThreadsPerRow = KT_THREADS_PER_ROW;
-constexpr int kRowsPerBlock = KT_BLOCK_THREADS / KT_THREADS_PER_ROW;
-constexpr int kVec = KT_VECTOR_BYTES / int(sizeof(T)) > 0 ? KT_VECTOR_BYTES / int(sizeof(T)) : 1;
-constexpr long long kCols = KT_DIM_COLS;
-constexpr int kItems = int((kCols + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
-// Vector accesses need every row to start on a vector boundary.
-constexpr bool kAligned = kCols % kVec == 0;
-// Every element of every item lies inside the row: no bounds checks.
-constexpr bool kFull = kCols % (kThreadsPerRow * kVec) == 0;
-constexpr float kEpsilon = 1e-5f;
-
-}  // namespace
+// KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (launch geometry only), KT_CLUSTER_SIZE, KT_ROW_STORAGE,
+// KT_STREAMING; KT_T; KT_DIM_COLS.
+#include "kernels/layernorm/cuda_layernorm_row.cuh"
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
-    residual_layernorm_kernel(const T* __restrict__ x, const T* __restrict__ residual, const T* __restrict__ gamma,
-                              const T* __restrict__ beta, T* __restrict__ out, T* __restrict__ sum_out,
-                              long long rows, long long cols) {
-  __shared__ float scratch[kRowsPerBlock * (kThreadsPerRow > 32 ? kThreadsPerRow / 32 : 1)];
-  const int lane = threadIdx.x % kThreadsPerRow;
-  for (long long row = (long long)blockIdx.x * kRowsPerBlock + threadIdx.x / kThreadsPerRow; ;
-       row += (long long)gridDim.x * kRowsPerBlock) {
-    // Every thread of the block takes part in each reduction round, rows past the end included.
-    const bool active = row < rows;
-    if (__syncthreads_or(active) == 0) break;
-    const long long offset = (active ? row : 0) * cols;
-    const T* in = x + offset;
-    const T* res = residual + offset;
-    T* sum_row = sum_out + offset;
-    float values[kItems][kVec];
+    residual_layernorm_kernel(const kt::rows::T* __restrict__ x, const kt::rows::T* __restrict__ residual,
+                              const kt::rows::T* __restrict__ gamma, const kt::rows::T* __restrict__ beta,
+                              kt::rows::T* __restrict__ out, kt::rows::T* __restrict__ sum_out, long long rows,
+                              long long cols) {
+  using namespace kt::rows;
+  Reducer reduce;
+  for_each_row(rows, [&](long long row, bool active) {
+    const long long offset = (active ? row : 0) * kCols;
+    RowValues values;
     float sum = 0.f;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int col = (i * kThreadsPerRow + lane) * kVec;
-      if (kAligned && (kFull || col + kVec <= kCols)) {
-        float r[kVec];
-        kt::load_floats<T, kVec>(in + col, values[i]);
-        kt::load_floats<T, kVec>(res + col, r);
-#pragma unroll
-        for (int v = 0; v < kVec; ++v) values[i][v] += r[v];
-        if (active) kt::store_floats<T, kVec>(sum_row + col, values[i]);
-      } else {
-#pragma unroll
-        for (int v = 0; v < kVec; ++v) {
-          if (col + v < kCols) {
-            values[i][v] = kt::to_float(in[col + v]) + kt::to_float(res[col + v]);
-            if (active) sum_row[col + v] = kt::from_float<T>(values[i][v]);
-          } else {
-            values[i][v] = 0.f;
-          }
-        }
-      }
-#pragma unroll
-      for (int v = 0; v < kVec; ++v) sum += values[i][v];
-    }
-    const float mean = kt::row_sum<kThreadsPerRow, kRowsPerBlock>(sum, scratch) / float(kCols);
-    // Centre the row in place; elements past the end stay out of the variance.
-    float sum_sq = 0.f;
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int col = (i * kThreadsPerRow + lane) * kVec;
+      float item[kVec], r[kVec];
+      load_item<kHint>(x + offset, i, item, 0.f);
+      load_item<kHint>(residual + offset, i, r, 0.f);
 #pragma unroll
       for (int v = 0; v < kVec; ++v) {
-        const float d = kFull || col + v < kCols ? values[i][v] - mean : 0.f;
-        values[i][v] = d;
-        sum_sq += d * d;
+        item[v] += r[v];
+        sum += item[v];
       }
+      if (active && item_present(i)) store_item(sum_out + offset, i, item);
+      put_item(values, i, item);
     }
-    sum_sq = kt::row_sum<kThreadsPerRow, kRowsPerBlock>(sum_sq, scratch);
-    if (!active) continue;
-    const float inv_std = rsqrtf(sum_sq / float(kCols) + kEpsilon);
-    T* dst = out + row * cols;
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int col = (i * kThreadsPerRow + lane) * kVec;
-      if (kAligned && (kFull || col + kVec <= kCols)) {
-        float g[kVec], b[kVec];
-        kt::load_floats<T, kVec>(gamma + col, g);
-        kt::load_floats<T, kVec>(beta + col, b);
-#pragma unroll
-        for (int v = 0; v < kVec; ++v) values[i][v] = values[i][v] * inv_std * g[v] + b[v];
-        kt::store_floats<T, kVec>(dst + col, values[i]);
-      } else {
-#pragma unroll
-        for (int v = 0; v < kVec; ++v)
-          if (col + v < kCols)
-            dst[col + v] =
-                kt::from_float<T>(values[i][v] * inv_std * kt::to_float(gamma[col + v]) + kt::to_float(beta[col + v]));
-      }
-    }
-  }
+    kt::layernorm_row(values, sum, reduce, active, gamma, beta, out + offset);
+  });
 }

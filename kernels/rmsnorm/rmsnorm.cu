@@ -1,66 +1,44 @@
-// RMSNorm on CUDA: one group of THREADS_PER_ROW threads per row, ROWS_PER_BLOCK rows per block,
-// the row held in registers between the reduction and the write, VECTOR_BYTES-wide accesses.
+// RMSNorm on CUDA: y = x * rsqrt(mean(x^2) + eps) * weight, eps = 1e-6, arithmetic in float.
+// Rows are shared out, stored and reduced by kernels/common/cuda_rows.cuh: one group of
+// THREADS_PER_ROW threads per row (split over a cluster of CLUSTER_SIZE blocks when that is
+// above 1), the row kept in registers or shared memory between its single read and the write.
 // Defines (search_spaces/rmsnorm.cuda.json): KT_BLOCK_THREADS, KT_THREADS_PER_ROW,
-// KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (0: one block per row group, else a persistent grid);
-// KT_T; KT_DIM_COLS (the problem's width, so the per-thread item count is a constant).
-#include "kernels/common/cuda_common.cuh"
+// KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (0: one block per row group, else a persistent grid; read by
+// the launch geometry only), KT_CLUSTER_SIZE, KT_ROW_STORAGE, KT_STREAMING; KT_T; KT_DIM_COLS.
+#include "kernels/common/cuda_rows.cuh"
 
 namespace {
-
-using T = KT_T;
-constexpr int kThreadsPerRow = KT_THREADS_PER_ROW;
-constexpr int kRowsPerBlock = KT_BLOCK_THREADS / KT_THREADS_PER_ROW;
-constexpr int kVec = KT_VECTOR_BYTES / int(sizeof(T)) > 0 ? KT_VECTOR_BYTES / int(sizeof(T)) : 1;
-constexpr long long kCols = KT_DIM_COLS;
-constexpr int kItems = int((kCols + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
-// Vector accesses need every row to start on a vector boundary.
-constexpr bool kAligned = kCols % kVec == 0;
 constexpr float kEpsilon = 1e-6f;
-
-}  // namespace
+}
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
-    rmsnorm_kernel(const T* __restrict__ x, const T* __restrict__ weight, T* __restrict__ out, long long rows,
-                   long long cols) {
-  __shared__ float scratch[kRowsPerBlock * (kThreadsPerRow > 32 ? kThreadsPerRow / 32 : 1)];
-  const int lane = threadIdx.x % kThreadsPerRow;
-  for (long long row = (long long)blockIdx.x * kRowsPerBlock + threadIdx.x / kThreadsPerRow; ; row += (long long)gridDim.x * kRowsPerBlock) {
-    // Every thread of the block takes part in each reduction round, rows past the end included.
-    const bool active = row < rows;
-    if (__syncthreads_or(active) == 0) break;
-    const T* in = x + (active ? row : 0) * cols;
-    float values[kItems][kVec];
+    rmsnorm_kernel(const kt::rows::T* __restrict__ x, const kt::rows::T* __restrict__ weight,
+                   kt::rows::T* __restrict__ out, long long rows, long long cols) {
+  using namespace kt::rows;
+  Reducer reduce;
+  for_each_row(rows, [&](long long row, bool active) {
+    const long long offset = (active ? row : 0) * kCols;
+    RowValues values;
     float sum_sq = 0.f;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const long long col = ((long long)i * kThreadsPerRow + lane) * kVec;
-      if (kAligned && col + kVec <= cols) {
-        kt::load_floats<T, kVec>(in + col, values[i]);
-      } else {
+      float item[kVec];
+      load_item<kHint>(x + offset, i, item, 0.f);
 #pragma unroll
-        for (int v = 0; v < kVec; ++v) values[i][v] = col + v < cols ? kt::to_float(in[col + v]) : 0.f;
-      }
-#pragma unroll
-      for (int v = 0; v < kVec; ++v) sum_sq += values[i][v] * values[i][v];
+      for (int v = 0; v < kVec; ++v) sum_sq += item[v] * item[v];
+      put_item(values, i, item);
     }
-    sum_sq = kt::row_sum<kThreadsPerRow, kRowsPerBlock>(sum_sq, scratch);
-    if (!active) continue;
-    const float inv_rms = rsqrtf(sum_sq / float(cols) + kEpsilon);
-    T* dst = out + row * cols;
+    const float inv_rms = rsqrtf(reduce.sum(sum_sq) / float(kCols) + kEpsilon);
+    if (!active) return;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const long long col = ((long long)i * kThreadsPerRow + lane) * kVec;
-      if (kAligned && col + kVec <= cols) {
-        float w[kVec];
-        kt::load_floats<T, kVec>(weight + col, w);
+      if (!item_present(i)) continue;
+      float item[kVec], w[kVec];
+      get_item(values, i, item);
+      load_item<kt::kCacheDefault>(weight, i, w, 0.f);
 #pragma unroll
-        for (int v = 0; v < kVec; ++v) values[i][v] *= inv_rms * w[v];
-        kt::store_floats<T, kVec>(dst + col, values[i]);
-      } else {
-#pragma unroll
-        for (int v = 0; v < kVec; ++v)
-          if (col + v < cols) dst[col + v] = kt::from_float<T>(values[i][v] * inv_rms * kt::to_float(weight[col + v]));
-      }
+      for (int v = 0; v < kVec; ++v) item[v] *= inv_rms * w[v];
+      store_item(out + offset, i, item);
     }
-  }
+  });
 }

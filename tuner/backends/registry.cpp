@@ -89,7 +89,7 @@ DeviceInfo nominal_device(const std::string& backend, const std::string& arch) {
 #ifdef KTUNE_HAVE_CUDA
   if (backend == "cuda") return nominal_cuda_device(arch);
 #endif
-  throw InputError("--compile-only applies to GPU backends, not " + backend);
+  throw InputError("--arch (a nominal device) applies to GPU backends, not " + backend);
 }
 
 std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend, const KernelFamily& family,

@@ -22,6 +22,7 @@ struct SpaceOptions {
   std::string precision = "fp32";
   std::string t1;
   std::string space_file;
+  std::string arch;
 };
 
 int run_space(const SpaceOptions& options, const CommonOptions& common) {
@@ -42,11 +43,16 @@ int run_space(const SpaceOptions& options, const CommonOptions& common) {
                                                 *precision);
     space = SearchSpace::load(options.space_file.empty() ? default_space_file(family.name(), options.backend)
                                                          : std::filesystem::path(options.space_file));
-    // Constraints read device limits, so the device is asked, in a worker as for a tune.
-    WorkerClient worker(options.backend, 0);
-    const DeviceInfo device = worker.hello(60.0);
-    for (const auto& [name, value] : problem.dims) context[name] = Value{value};
-    for (const auto& [name, value] : device.limits) context[name] = Value{value};
+    // Constraints read device limits: those of a nominal device of --arch, or of the real one,
+    // asked in a worker as for a tune.
+    DeviceInfo device;
+    if (!options.arch.empty()) {
+      device = nominal_device(options.backend, options.arch);
+    } else {
+      WorkerClient worker(options.backend, 0);
+      device = worker.hello(60.0);
+    }
+    context = make_context(problem, device);
   }
   const ValidConfigs valid = space->enumerate(context);
   if (common.json) {
@@ -70,6 +76,8 @@ void register_space(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (constraints may read them)");
   command->add_option("--precision", options->precision, "Problem precision")->capture_default_str();
   command->add_option("--space", options->space_file, "Search-space JSON file instead of search_spaces/<kernel>.<backend>.json");
+  command->add_option("--arch", options->arch,
+                      "Build the space for a nominal device of this architecture (e.g. sm_90a) instead of the one present");
   command->add_option("--t1", options->t1, "A T1 spec (Kernel Tuner / KTT / BAT) whose space to build");
   add_common_options(*command, common);
   command->callback([options, &common, &action] { action = [options, &common] { return run_space(*options, common); }; });

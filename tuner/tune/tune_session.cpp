@@ -70,13 +70,6 @@ std::string hostname() {
   return name;
 }
 
-SpaceContext make_context(const Problem& problem, const DeviceInfo& device) {
-  SpaceContext context;
-  for (const auto& [name, value] : problem.dims) context[name] = Value{value};
-  context["element_bytes"] = Value{std::int64_t{element_bytes(problem.precision)}};
-  for (const auto& [name, value] : device.limits) context[name] = Value{value};
-  return context;
-}
 
 std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, const Config& config,
                                                     const SpaceContext& context) {
@@ -93,6 +86,14 @@ bool better(const EvaluationResult& result, const std::optional<ConfigTiming>& b
 }
 
 }  // namespace
+
+SpaceContext make_context(const Problem& problem, const DeviceInfo& device) {
+  SpaceContext context;
+  for (const auto& [name, value] : problem.dims) context[name] = Value{value};
+  context["element_bytes"] = Value{std::int64_t{element_bytes(problem.precision)}};
+  for (const auto& [name, value] : device.limits) context[name] = Value{value};
+  return context;
+}
 
 std::filesystem::path default_space_file(const std::string& family, const std::string& backend) {
   const char* dir = std::getenv("KTUNE_SEARCH_SPACES");

@@ -18,6 +18,7 @@
 #include "tuner/core/config.hpp"
 #include "tuner/core/device.hpp"
 #include "tuner/core/problem.hpp"
+#include "tuner/core/search_space.hpp"
 
 namespace ktune {
 
@@ -84,6 +85,10 @@ extern std::atomic<bool> g_stop_requested;
 // Where search-space files are found: $KTUNE_SEARCH_SPACES, else the source tree's
 // search_spaces/ (compiled in).
 std::filesystem::path default_space_file(const std::string& family, const std::string& backend);
+
+// What a space's constraints and launch expressions read besides the parameters: the problem's
+// dims, element_bytes of its precision, and the device's limits.
+SpaceContext make_context(const Problem& problem, const DeviceInfo& device);
 
 TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer);
 

@@ -62,6 +62,7 @@ DeviceInfo nominal_cuda_device(const std::string& arch) {
                  {"sm_count", hopper ? 132 : 108},
                  {"l2_bytes", hopper ? 52428800 : 41943040},
                  {"warp_size", 32},
+                 {"max_cluster_size", hopper ? 8 : 1},
                  {"memory_bytes", std::int64_t{80} << 30}};
   info.properties = {{"compile_arch", arch}, {"nominal", true}};
   info.fingerprint = "cuda|nominal|" + arch;
@@ -182,6 +183,8 @@ CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
                  {"sm_count", sms},
                  {"l2_bytes", l2},
                  {"warp_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
+                 // 8 is the portable cluster size limit on every GPU that launches clusters.
+                 {"max_cluster_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) ? 8 : 1},
                  {"memory_bytes", static_cast<std::int64_t>(memory)}};
   info.properties = {{"compute_capability", std::to_string(major) + "." + std::to_string(minor)},
                      {"compile_arch", compile_arch(major, minor)},
@@ -252,14 +255,38 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
     std::vector<void*> arguments;
     for (auto& pointer : pointers) arguments.push_back(&pointer);
     for (auto& dim : dims) arguments.push_back(&dim);
+    // A cluster dimension above 1 needs the extended launch (thread-block clusters, sm_90+).
+    const auto cluster_x = launch_value(variant, "cluster_x", 1);
+    CUlaunchAttribute cluster_attribute{};
+    cluster_attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster_attribute.value.clusterDim.x = static_cast<unsigned>(cluster_x);
+    cluster_attribute.value.clusterDim.y = 1;
+    cluster_attribute.value.clusterDim.z = 1;
+    CUlaunchConfig launch_config{};
+    launch_config.gridDimX = static_cast<unsigned>(grid_x);
+    launch_config.gridDimY = static_cast<unsigned>(launch_value(variant, "grid_y", 1));
+    launch_config.gridDimZ = static_cast<unsigned>(launch_value(variant, "grid_z", 1));
+    launch_config.blockDimX = static_cast<unsigned>(launch_value(variant, "block_x", 1));
+    launch_config.blockDimY = static_cast<unsigned>(launch_value(variant, "block_y", 1));
+    launch_config.blockDimZ = static_cast<unsigned>(launch_value(variant, "block_z", 1));
+    launch_config.sharedMemBytes = static_cast<unsigned>(shared_bytes);
+    launch_config.hStream = nullptr;
+    launch_config.attrs = &cluster_attribute;
+    launch_config.numAttrs = 1;
+    if (cluster_x > 1 && grid_x % cluster_x != 0) {
+      result.outcome = Outcome::unsupported;
+      result.message = "launch.grid_x " + std::to_string(grid_x) + " is not a multiple of launch.cluster_x " +
+                       std::to_string(cluster_x);
+      return result;
+    }
     auto launch = [&] {
-      KT_CU(cuLaunchKernel(function, static_cast<unsigned>(grid_x),
-                           static_cast<unsigned>(launch_value(variant, "grid_y", 1)),
-                           static_cast<unsigned>(launch_value(variant, "grid_z", 1)),
-                           static_cast<unsigned>(launch_value(variant, "block_x", 1)),
-                           static_cast<unsigned>(launch_value(variant, "block_y", 1)),
-                           static_cast<unsigned>(launch_value(variant, "block_z", 1)),
-                           static_cast<unsigned>(shared_bytes), nullptr, arguments.data(), nullptr));
+      if (cluster_x > 1) {
+        KT_CU(cuLaunchKernelEx(&launch_config, function, arguments.data(), nullptr));
+      } else {
+        KT_CU(cuLaunchKernel(function, launch_config.gridDimX, launch_config.gridDimY, launch_config.gridDimZ,
+                             launch_config.blockDimX, launch_config.blockDimY, launch_config.blockDimZ,
+                             launch_config.sharedMemBytes, nullptr, arguments.data(), nullptr));
+      }
     };
 
     // Verification on poisoned outputs: 0xFF bytes are NaN in every float format.

@@ -1,0 +1,68 @@
+// The shipped CUDA search spaces, checked without a GPU on an H200's limits over the transformer
+// shapes the benchmarks use and over odd ones: each has valid configs and a valid default, and
+// every valid config's launch geometry is one the device accepts (cluster-divisible grid, block
+// and shared memory within the limits).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "kernels/family.hpp"
+#include "tuner/core/search_space.hpp"
+#include "tuner/tune/tune_session.hpp"
+
+namespace ktune {
+namespace {
+
+DeviceInfo hopper() {
+  DeviceInfo device;
+  device.limits = {{"max_threads_per_block", 1024}, {"max_shared_memory_per_block", 232448}, {"sm_count", 132},
+                   {"l2_bytes", 52428800},          {"warp_size", 32},                       {"max_cluster_size", 8}};
+  return device;
+}
+
+std::int64_t geometry(const std::map<std::string, Value>& launch, const std::string& name, std::int64_t fallback) {
+  const auto found = launch.find(name);
+  return found == launch.end() ? fallback : std::get<std::int64_t>(found->second);
+}
+
+TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
+  const std::filesystem::path dir = std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces";
+  int spaces = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (!file.ends_with(".cuda.json") || file.starts_with("fault_injection")) continue;
+    const SearchSpace space = SearchSpace::load(entry.path());
+    const KernelFamily& family = find_family(space.family());
+    ++spaces;
+    const bool heads = space.family() == "rmsnorm_rope";
+    for (const auto& [rows, cols] : std::map<std::int64_t, std::int64_t>{{1, 8192}, {7, 1001}, {256, 4096}, {16384, 4096}, {32768, 8192}}) {
+      const std::map<std::string, std::int64_t> shape =
+          heads ? std::map<std::string, std::int64_t>{{"rows", rows}, {"heads", cols / 128}, {"head_dim", 128}}
+                : std::map<std::string, std::int64_t>{{"rows", rows}, {"cols", cols}};
+      for (const Precision precision : {Precision::fp32, Precision::bf16}) {
+        SCOPED_TRACE(file + " rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " " +
+                     std::string(to_string(precision)));
+        const SpaceContext context = make_context(family.make_problem(shape, precision), hopper());
+        const ValidConfigs valid = space.enumerate(context);
+        ASSERT_GT(valid.size(), 0u);
+        ASSERT_TRUE(space.default_config());
+        EXPECT_TRUE(space.violated(*space.default_config(), context).empty());
+        for (std::size_t i = 0; i < valid.size(); ++i) {
+          const auto launch = space.launch(valid.config(i), context);
+          const std::int64_t grid = geometry(launch, "grid_x", 0), cluster = geometry(launch, "cluster_x", 1);
+          ASSERT_GT(grid, 0);
+          ASSERT_EQ(grid % cluster, 0) << valid.config(i).key();
+          ASSERT_LE(cluster, 8);
+          ASSERT_LE(geometry(launch, "block_x", 1), 1024);
+          ASSERT_LE(geometry(launch, "shared_bytes", 0), 232448 - 8192) << valid.config(i).key();
+        }
+      }
+    }
+  }
+  EXPECT_GE(spaces, 8);
+}
+
+}  // namespace
+}  // namespace ktune
