@@ -18,16 +18,19 @@
 // Element mapping used by ktune's dropout kernels (softmax_dropout; the same on every backend):
 //   key     = (seed low 32 bits, seed high 32 bits)
 //   counter = (g low 32 bits, g high 32 bits, offset low 32 bits, offset high 32 bits) with
-//             g = i / 4 and i the element's linear index in the output tensor (row-major,
+//             g = i / 8 and i the element's linear index in the output tensor (row-major,
 //             i = row * cols + col)
-//   element i takes output word i % 4 of its group's Philox4x32-10 call: words 0..3 of group g
-//             belong to elements 4g..4g+3
-//   uniform u = (bits >> 8) * 2^-24, in [0, 1) with 24 bits, exact in float and double
+//   element i takes 16 bits of its group's Philox4x32-10 call: half (i % 2) of word (i % 8) / 2,
+//             the low half first, so the 128 bits of group g belong to elements 8g..8g+7
+//             (16 bits per element: dropout needs no more, and one call then serves 8 elements,
+//             which halves the generator's cost, the part that limits a fused GPU kernel)
+//   uniform u = bits * 2^-16, in [0, 1), exact in float and double
 //   the element is kept iff u >= p (dropped, i.e. zeroed, iff u < p); kept elements are scaled
-//             by 1 / (1 - p). Because u is a multiple of 2^-24, "u >= p" gives the same answer
-//             whether p is compared as a float or a double for p = 0.1 (both round to values
-//             between 1677721 * 2^-24 and 1677722 * 2^-24), so float kernels and the float64
-//             reference agree exactly on the mask.
+//             by 1 / (1 - p). Because u is a multiple of 2^-16, "u >= p" gives the same answer
+//             whether p is compared as a float or a double for p = 0.1 (both lie between
+//             6553 * 2^-16 and 6554 * 2^-16), so float kernels and the float64 reference agree
+//             exactly on the mask. The probability actually applied is 6554 / 65536 = 0.1000061
+//             (p rounded up to a multiple of 2^-16).
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__HIPCC__) || defined(__HIPCC_RTC__)
@@ -113,19 +116,27 @@ KT_HOST_DEVICE inline U32x4 counter_of(u64 group, u64 offset) {
   return counter;
 }
 
-// The random words of element group g: word j belongs to element 4g + j.
+// Elements per Philox call.
+constexpr int kElementsPerGroup = 8;
+
+// The random words of element group g: elements 8g..8g+7, two per word.
 KT_HOST_DEVICE inline U32x4 group_bits(u64 seed, u64 offset, u64 group) {
   return philox4x32_10(counter_of(group, offset), key_of(seed));
 }
 
-// The random word of element i (computes its whole group; kernels that handle the 4 elements of
-// a group together should call group_bits once instead).
-KT_HOST_DEVICE inline u32 element_bits(u64 seed, u64 offset, u64 i) {
-  return group_bits(seed, offset, i >> 2).v[i & 3u];
+// The 16 random bits of element j (0..7) of a group's words.
+KT_HOST_DEVICE inline u32 element_of_group(const U32x4& words, int j) {
+  return (words.v[j >> 1] >> ((j & 1) * 16)) & 0xffffu;
 }
 
-// u = (bits >> 8) * 2^-24, exact in float.
-KT_HOST_DEVICE inline float uniform(u32 bits) { return static_cast<float>(bits >> 8) * 5.9604644775390625e-08f; }
+// The 16 random bits of element i (computes its whole group; kernels that handle the elements
+// of a group together should call group_bits once instead).
+KT_HOST_DEVICE inline u32 element_bits(u64 seed, u64 offset, u64 i) {
+  return element_of_group(group_bits(seed, offset, i >> 3), static_cast<int>(i & 7u));
+}
+
+// u = bits * 2^-16, exact in float.
+KT_HOST_DEVICE inline float uniform(u32 bits) { return static_cast<float>(bits) * 1.52587890625e-05f; }
 
 // Dropout keeps an element iff u >= p.
 KT_HOST_DEVICE inline bool keep(u32 bits, float p) { return uniform(bits) >= p; }

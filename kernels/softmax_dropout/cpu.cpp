@@ -3,11 +3,11 @@
 // (search_spaces/softmax_dropout.cpu.json):
 //   threads, rows_per_task  parallelism and scheduling granularity
 //   vector_width, unroll    W lanes x U independent accumulators of the max and the sum; the
-//                           scaling pass draws W*U Philox groups (4*W*U elements) per step, one
+//                           scaling pass draws W*U Philox groups (8*W*U elements) per step, one
 //                           group per lane, so the generator vectorises across groups
 //   exp                     "libm" (std::exp per element) or "poly" (cpu::exp_poly, vectorises)
 // The mask is the family's (kernels/softmax_dropout/softmax_dropout.hpp): element i = r * cols + c
-// takes word i % 4 of Philox group i / 4; a row that does not start on a group boundary handles
+// takes 16 bits of Philox group i / 8; a row that does not start on a group boundary handles
 // its head and tail elements one group at a time.
 #include <algorithm>
 
@@ -37,11 +37,11 @@ inline void dropout_scale_scalar(const float* e, T* out, std::uint64_t base, std
   philox::U32x4 bits{};
   for (std::int64_t c = begin; c < end; ++c) {
     const std::uint64_t i = base + static_cast<std::uint64_t>(c);
-    if (i / 4 != cached_group) {
-      cached_group = i / 4;
+    if (i / 8 != cached_group) {
+      cached_group = i / 8;
       bits = philox::group_bits(kSoftmaxDropoutSeed, kSoftmaxDropoutOffset, cached_group);
     }
-    out[c] = from_float<T>(philox::keep(bits.v[i % 4], kDropP) ? e[c] * scale : 0.0f);
+    out[c] = from_float<T>(philox::keep(philox::element_of_group(bits, static_cast<int>(i % 8)), kDropP) ? e[c] * scale : 0.0f);
   }
 }
 
@@ -52,13 +52,13 @@ void softmax_dropout_row(const T* x, T* out, std::int64_t cols, std::uint64_t fi
   const float scale = kKeptScale / cpu::softmax_exp_sum<T, E, W, U>(x, e, cols);
 
   // Head: up to the first group boundary.
-  const std::int64_t head = std::min<std::int64_t>(cols, static_cast<std::int64_t>((4 - first_index % 4) % 4));
+  const std::int64_t head = std::min<std::int64_t>(cols, static_cast<std::int64_t>((8 - first_index % 8) % 8));
   dropout_scale_scalar(e, out, first_index, 0, head, scale);
   constexpr int G = W * U;  // Philox groups per step
   const philox::U32x2 key = philox::key_of(kSoftmaxDropoutSeed);
   std::int64_t c = head;
-  for (; c + 4 * G <= cols; c += 4 * G) {
-    const std::uint64_t first_group = (first_index + static_cast<std::uint64_t>(c)) / 4;
+  for (; c + 8 * G <= cols; c += 8 * G) {
+    const std::uint64_t first_group = (first_index + static_cast<std::uint64_t>(c)) / 8;
     philox::U32x4 groups[G];
     for (int j = 0; j < G; ++j)
       groups[j] = philox::philox4x32_10(philox::counter_of(first_group + j, kSoftmaxDropoutOffset), key);
@@ -66,10 +66,11 @@ void softmax_dropout_row(const T* x, T* out, std::int64_t cols, std::uint64_t fi
     // (out[i] = keep ? e[i] * scale : 0) is miscompiled by GCC 12.2 at -O3 -march=native
     // (AVX-512) for bf16 storage, dropping kept elements; tests/unit/test_philox.cpp checks the
     // mask of every config element for element.
-    float multiplier[4 * G];
+    float multiplier[8 * G];
     for (int j = 0; j < G; ++j)
-      for (int q = 0; q < 4; ++q) multiplier[4 * j + q] = philox::keep(groups[j].v[q], kDropP) ? scale : 0.0f;
-    for (int k = 0; k < 4 * G; ++k) out[c + k] = from_float<T>(e[c + k] * multiplier[k]);
+      for (int q = 0; q < 8; ++q)
+        multiplier[8 * j + q] = philox::keep(philox::element_of_group(groups[j], q), kDropP) ? scale : 0.0f;
+    for (int k = 0; k < 8 * G; ++k) out[c + k] = from_float<T>(e[c + k] * multiplier[k]);
   }
   dropout_scale_scalar(e, out, first_index, c, cols, scale);
 }

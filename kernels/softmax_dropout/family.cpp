@@ -11,7 +11,7 @@ class SoftmaxDropoutFamily final : public KernelFamily {
  public:
   std::string name() const override { return "softmax_dropout"; }
   std::string summary() const override {
-    return "Softmax over the last dim + dropout (p = 0.1, Philox4x32-10 mask, seed 0x5eed, offset 0)";
+    return "Softmax over the last dim + dropout (p = 0.1, Philox4x32-10 mask with 16 bits per element, seed 0x5eed, offset 0)";
   }
   std::vector<DimSpec> dims() const override {
     return {{"rows", 2048, "independent rows (e.g. batch * heads * queries)"},
@@ -45,7 +45,7 @@ class SoftmaxDropoutFamily final : public KernelFamily {
         const auto i = static_cast<std::uint64_t>(r * cols + c);
         const std::uint32_t bits = philox::element_bits(kSoftmaxDropoutSeed, kSoftmaxDropoutOffset, i);
         // u and the comparison in double: the kernels compare in float and must agree exactly.
-        const double u = static_cast<double>(bits >> 8) / 16777216.0;
+        const double u = static_cast<double>(bits) / 65536.0;
         out[r * cols + c] = u >= kSoftmaxDropoutP ? std::exp(row[c] - max) / sum * scale : 0.0;
       }
     }

@@ -1,10 +1,10 @@
 // Softmax + dropout on CUDA: softmax as softmax.cu (kernels/softmax/cuda_softmax_row.cuh), then
 // each element is kept with probability 1 - P and scaled by 1 / (1 - P), or zeroed.
 // The mask is the family's (softmax_dropout.hpp, kernels/common/philox.hpp): element
-// i = row * cols + col takes word i % 4 of Philox4x32-10 group i / 4 under the family's seed and
+// i = row * cols + col takes 16 bits of Philox4x32-10 group i / 8 under the family's seed and
 // offset (softmax_dropout_constants.hpp, shared with the CPU code), kept iff
-// philox::keep(word, float(P)). A thread computes the Philox groups its VEC-element items fall
-// in (VEC / 4 groups when rows and vectors start on group boundaries, else up to VEC / 4 + 1,
+// philox::keep(bits, float(P)). A thread computes the Philox groups its VEC-element items fall
+// in (VEC / 8 groups when rows and vectors start on group boundaries, else up to VEC / 8 + 1,
 // including partial ones that neighbouring threads compute as well) and keeps one bit per
 // element. The bits are drawn right after the row's loads are issued: the Philox arithmetic,
 // which needs no row data, then runs while the loads are in flight instead of after them.
@@ -23,37 +23,38 @@ constexpr float kDropP = float(ktune::kSoftmaxDropoutP);
 constexpr float kKeptScale = float(1.0 / (1.0 - ktune::kSoftmaxDropoutP));
 
 // The linear index of an item's first element, row * cols + col, is a multiple of kBaseAlign
-// (a power of two <= 4): col is a multiple of kVec (slices are whole vectors), row * cols one of
-// the largest power of two dividing cols. Its offset in its Philox group is then one of
-// 0, kBaseAlign, ... < 4, and the item's kVec elements span at most kSpan groups.
+// (a power of two <= 8): col is a multiple of kVec (slices are whole vectors), row * cols one of
+// the largest power of two dividing cols. Its position in its Philox group is then one of
+// 0, kBaseAlign, ... < 8, and the item's kVec elements span at most kSpan groups.
+constexpr int kGroup = ktune::philox::kElementsPerGroup;
 constexpr long long kColsPow2 = kCols & -kCols;
-constexpr int kBaseAlign = kVec < kColsPow2 ? (kVec < 4 ? kVec : 4) : (kColsPow2 < 4 ? int(kColsPow2) : 4);
-constexpr int kSpan = (kVec + 3 - kBaseAlign) / 4 + 1;
+constexpr int kBaseAlign = kVec < kColsPow2 ? (kVec < kGroup ? kVec : kGroup) : (kColsPow2 < kGroup ? int(kColsPow2) : kGroup);
+constexpr int kSpan = (kVec + kGroup - 1 - kBaseAlign) / kGroup + 1;
 constexpr int kMaskWords = (kItems * kVec + 31) / 32;
 
-// The random words of elements base .. base + kVec - 1 (linear indices in the output tensor).
-__device__ __forceinline__ void dropout_words(unsigned long long base, unsigned int (&words)[kVec]) {
+// The 16-bit random values of elements base .. base + kVec - 1 (linear indices in the output).
+__device__ __forceinline__ void dropout_bits(unsigned long long base, unsigned int (&bits)[kVec]) {
   namespace philox = ktune::philox;
   const philox::U32x2 key = philox::key_of(ktune::kSoftmaxDropoutSeed);
-  const unsigned long long first_group = base >> 2;
+  const unsigned long long first_group = base / kGroup;
   philox::U32x4 groups[kSpan];
 #pragma unroll
   for (int j = 0; j < kSpan; ++j)
     groups[j] = philox::philox4x32_10(philox::counter_of(first_group + j, ktune::kSoftmaxDropoutOffset), key);
-  if constexpr (kBaseAlign == 4) {
-    // base % 4 == 0: element v takes word v % 4 of group v / 4.
+  if constexpr (kBaseAlign == kGroup) {
+    // base % 8 == 0: element v is element v % 8 of group v / 8.
 #pragma unroll
-    for (int v = 0; v < kVec; ++v) words[v] = groups[v / 4].v[v % 4];
+    for (int v = 0; v < kVec; ++v) bits[v] = philox::element_of_group(groups[v / kGroup], v % kGroup);
   } else {
-    // Element v takes the word at flat position first + v of the groups, first = base % 4.
-    const int first = int(base & 3u);
+    // Element v is at flat position first + v of the groups, first = base % 8.
+    const int first = int(base % kGroup);
 #pragma unroll
     for (int v = 0; v < kVec; ++v) {
-      unsigned int word = 0;
+      unsigned int value = 0;
 #pragma unroll
-      for (int f = 0; f < 4; f += kBaseAlign)
-        if (first == f) word = groups[(f + v) / 4].v[(f + v) % 4];
-      words[v] = word;
+      for (int f = 0; f < kGroup; f += kBaseAlign)
+        if (first == f) value = philox::element_of_group(groups[(f + v) / kGroup], (f + v) % kGroup);
+      bits[v] = value;
     }
   }
 }
@@ -66,11 +67,11 @@ __device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kM
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     if (!item_present(i)) continue;
-    unsigned int words[kVec];
-    dropout_words(row_base + (unsigned long long)item_column(i), words);
+    unsigned int bits[kVec];
+    dropout_bits(row_base + (unsigned long long)item_column(i), bits);
 #pragma unroll
     for (int v = 0; v < kVec; ++v)
-      if (ktune::philox::keep(words[v], kDropP)) mask[(i * kVec + v) / 32] |= 1u << ((i * kVec + v) % 32);
+      if (ktune::philox::keep(bits[v], kDropP)) mask[(i * kVec + v) / 32] |= 1u << ((i * kVec + v) % 32);
   }
 }
 

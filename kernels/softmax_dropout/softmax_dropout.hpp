@@ -4,8 +4,8 @@
 //   out[r, c] = keep(i) ? p[r, c] / (1 - P) : 0,                   i = r * cols + c
 // with the dropout probability P = 0.1 fixed (kSoftmaxDropoutP; not a problem dim) and keep(i)
 // drawn by Philox4x32-10 exactly as kernels/common/philox.hpp specifies: key = the seed's two
-// 32-bit halves, counter = (i / 4 as two 32-bit halves, offset as two 32-bit halves), element i
-// takes word i % 4, u = (word >> 8) * 2^-24, keep iff u >= P. The seed (0x5eed) and offset (0)
+// 32-bit halves, counter = (i / 8 as two 32-bit halves, offset as two 32-bit halves), element i
+// takes 16 bits, half i % 2 of word (i % 8) / 2, u = bits * 2^-16, keep iff u >= P. The seed (0x5eed) and offset (0)
 // are family constants, so every backend and the float64 reference draw the same mask; a seed
 // or offset of 0 cannot be a problem dim (dims are at least 1) and would otherwise become part of
 // every tuned shape.

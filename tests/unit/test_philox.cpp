@@ -43,39 +43,43 @@ TEST(Philox, Random123KnownAnswers) {
 
 TEST(Philox, ElementMapping) {
   const std::uint64_t seed = 0x0123456789abcdefull, offset = 0xfedcba9876543210ull;
-  for (std::uint64_t i : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 1001ull, (1ull << 34) + 7, ~0ull}) {
-    const std::uint64_t g = i / 4;
+  for (std::uint64_t i : {0ull, 1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 8ull, 1001ull, (1ull << 34) + 7, ~0ull}) {
+    const std::uint64_t g = i / 8;
     const U32x4 counter{{static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(g >> 32),
                          static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(offset >> 32)}};
     const U32x2 key{{0x89abcdefu, 0x01234567u}};
-    EXPECT_EQ(philox::element_bits(seed, offset, i), philox::philox4x32_10(counter, key).v[i % 4]) << i;
-    EXPECT_EQ(philox::group_bits(seed, offset, g).v[i % 4], philox::element_bits(seed, offset, i)) << i;
+    // Element i: half i % 2 (low half first) of word (i % 8) / 2.
+    const std::uint32_t word = philox::philox4x32_10(counter, key).v[(i % 8) / 2];
+    const std::uint32_t expected = i % 2 == 0 ? word & 0xffffu : word >> 16;
+    EXPECT_EQ(philox::element_bits(seed, offset, i), expected) << i;
+    EXPECT_EQ(philox::element_of_group(philox::group_bits(seed, offset, g), static_cast<int>(i % 8)), expected) << i;
   }
   // Offsets and seeds select different streams.
-  EXPECT_NE(philox::element_bits(1, 0, 0), philox::element_bits(1, 1, 0));
-  EXPECT_NE(philox::element_bits(1, 0, 0), philox::element_bits(2, 0, 0));
+  EXPECT_NE(philox::group_bits(1, 0, 0).v[0], philox::group_bits(1, 1, 0).v[0]);
+  EXPECT_NE(philox::group_bits(1, 0, 0).v[0], philox::group_bits(2, 0, 0).v[0]);
 }
 
 TEST(Philox, UniformAndKeepRule) {
   EXPECT_EQ(philox::uniform(0u), 0.0f);
-  EXPECT_EQ(philox::uniform(0xffu), 0.0f);  // the low 8 bits are dropped
-  EXPECT_EQ(philox::uniform(0x100u), 0x1p-24f);
-  EXPECT_EQ(philox::uniform(0xffffffffu), 1.0f - 0x1p-24f);
-  // p = 0.1: 1677721 * 2^-24 < 0.1 <= 1677722 * 2^-24, as a float and as a double.
+  EXPECT_EQ(philox::uniform(1u), 0x1p-16f);
+  EXPECT_EQ(philox::uniform(0xffffu), 1.0f - 0x1p-16f);
+  // p = 0.1: 6553 * 2^-16 < 0.1 <= 6554 * 2^-16, as a float and as a double.
   const float p = static_cast<float>(kSoftmaxDropoutP);
-  EXPECT_FALSE(philox::keep(1677721u << 8 | 0xffu, p));
-  EXPECT_TRUE(philox::keep(1677722u << 8, p));
-  EXPECT_LT(1677721.0 / 16777216.0, kSoftmaxDropoutP);
-  EXPECT_GE(1677722.0 / 16777216.0, kSoftmaxDropoutP);
+  EXPECT_FALSE(philox::keep(6553u, p));
+  EXPECT_TRUE(philox::keep(6554u, p));
+  EXPECT_LT(6553.0 / 65536.0, kSoftmaxDropoutP);
+  EXPECT_GE(6554.0 / 65536.0, kSoftmaxDropoutP);
+  EXPECT_LT(6553.0 / 65536.0, static_cast<double>(p));
+  EXPECT_GE(6554.0 / 65536.0, static_cast<double>(p));
 }
 
 TEST(Philox, DropoutKeepsNinetyPercent) {
   constexpr std::uint64_t n = 1ull << 22;
   std::uint64_t kept = 0;
   const float p = static_cast<float>(kSoftmaxDropoutP);
-  for (std::uint64_t g = 0; g < n / 4; ++g) {
+  for (std::uint64_t g = 0; g < n / 8; ++g) {
     const U32x4 bits = philox::group_bits(kSoftmaxDropoutSeed, kSoftmaxDropoutOffset, g);
-    for (int j = 0; j < 4; ++j) kept += philox::keep(bits.v[j], p) ? 1 : 0;
+    for (int j = 0; j < 8; ++j) kept += philox::keep(philox::element_of_group(bits, j), p) ? 1 : 0;
   }
   const double fraction = static_cast<double>(kept) / static_cast<double>(n);
   // Binomial standard deviation sqrt(0.09 / 2^22) = 1.5e-4; allow about 7 of them.

@@ -243,9 +243,20 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       return result;
     }
     const auto shared_bytes = launch_value(variant, "shared_bytes", 0);
-    if (shared_bytes > 48 * 1024)
-      KT_CU(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               static_cast<int>(shared_bytes)));
+    // Static and dynamic shared memory together above 48 KiB need the opt-in attribute, and a
+    // module loaded earlier may carry a smaller one: set it for every launch that uses any.
+    if (shared_bytes > 0) {
+      try {
+        KT_CU(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 static_cast<int>(shared_bytes)));
+      } catch (const CudaError& e) {
+        if (e.sticky()) throw;
+        result.outcome = Outcome::launch_error;
+        result.message = "the variant's static shared memory plus launch.shared_bytes " +
+                         std::to_string(shared_bytes) + " exceed the device's limit: " + e.what();
+        return result;
+      }
+    }
 
     // Kernel parameters: the tensors' device pointers, then the dims as long long.
     std::vector<CUdeviceptr> pointers;
