@@ -1,10 +1,10 @@
-// Softmax on CUDA: per row, the maximum, e = expf(x - max) with its sum, then out = e * (1 / sum);
-// all arithmetic in float, expf rather than __expf. The row part is
+// Softmax on CUDA: per row, the maximum, e = exp(x - max) with its sum, then out = e * (1 / sum);
+// all arithmetic in float (the exponential per KT_FAST_EXP). The row part is
 // kernels/softmax/cuda_softmax_row.cuh (shared with softmax_dropout); rows are shared out,
 // stored and reduced by kernels/common/cuda_rows.cuh.
 // Defines (search_spaces/softmax.cuda.json): KT_BLOCK_THREADS, KT_THREADS_PER_ROW,
 // KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (launch geometry only), KT_CLUSTER_SIZE, KT_ROW_STORAGE,
-// KT_STREAMING; KT_T; KT_DIM_COLS.
+// KT_STREAMING, KT_FAST_EXP; KT_T; KT_DIM_COLS.
 #include "kernels/softmax/cuda_softmax_row.cuh"
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)

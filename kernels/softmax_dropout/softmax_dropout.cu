@@ -10,7 +10,7 @@
 // which needs no row data, then runs while the loads are in flight instead of after them.
 // Defines (search_spaces/softmax_dropout.cuda.json): KT_BLOCK_THREADS, KT_THREADS_PER_ROW,
 // KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (launch geometry only), KT_CLUSTER_SIZE, KT_ROW_STORAGE,
-// KT_STREAMING; KT_T; KT_DIM_COLS.
+// KT_STREAMING, KT_FAST_EXP; KT_T; KT_DIM_COLS.
 #include "kernels/common/philox.hpp"
 #include "kernels/softmax/cuda_softmax_row.cuh"
 #include "kernels/softmax_dropout/softmax_dropout_constants.hpp"
@@ -19,7 +19,11 @@ namespace {
 
 using namespace kt::rows;
 
-constexpr float kDropP = float(ktune::kSoftmaxDropoutP);
+// keep iff bits * 2^-16 >= float(P), i.e. iff bits >= ceil(float(P) * 2^16) (exact: a float times
+// a power of two): one integer compare instead of a conversion, a multiply and a float compare.
+constexpr float kDropScaled = float(ktune::kSoftmaxDropoutP) * 65536.f;
+constexpr unsigned kKeepThreshold = unsigned(kDropScaled) + (float(unsigned(kDropScaled)) < kDropScaled ? 1u : 0u);
+static_assert(kKeepThreshold == 6554u, "p = 0.1 keeps 16-bit values from 6554 up (philox.hpp)");
 constexpr float kKeptScale = float(1.0 / (1.0 - ktune::kSoftmaxDropoutP));
 
 // The linear index of an item's first element, row * cols + col, is a multiple of kBaseAlign
@@ -71,7 +75,7 @@ __device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kM
     dropout_bits(row_base + (unsigned long long)item_column(i), bits);
 #pragma unroll
     for (int v = 0; v < kVec; ++v)
-      if (ktune::philox::keep(bits[v], kDropP)) mask[(i * kVec + v) / 32] |= 1u << ((i * kVec + v) % 32);
+      if (bits[v] >= kKeepThreshold) mask[(i * kVec + v) / 32] |= 1u << ((i * kVec + v) % 32);
   }
 }
 
