@@ -45,6 +45,20 @@ class Faults(harness.KtuneTestCase):
         message = self.query("SELECT message FROM measurements WHERE outcome = 'timeout'")[0][0]
         self.assertIn("1.5 s", message)
 
+    def test_problem_set_up_is_neither_a_timeout_nor_evaluation_time(self):
+        # Inputs and the float64 reference of 8192 x 8192 take longer than the 0.5 s a config
+        # may: they are prepared before the first config, outside its timeout and the time limit.
+        summary = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=8192,cols=8192", "--db", self.db,
+                                  "--no-export", "--budget", "2", "--config-timeout", "0.5",
+                                  "--max-seconds-per-config", "0.02", "--strategy", "brute_force", timeout=600)
+        rows = self.query("SELECT outcome, json_extract(environment, '$.prepare_seconds'), "
+                          "json_extract(environment, '$.evaluation_seconds') FROM measurements ORDER BY id")
+        first_outcome, prepare_seconds, evaluation_seconds = rows[0]
+        self.assertGreater(prepare_seconds, 0.5, "the set-up was quicker than the timeout: the test proves nothing")
+        self.assertEqual(first_outcome, "ok")
+        self.assertLess(evaluation_seconds, 0.5)
+        self.assertEqual(summary["outcomes"].get("timeout", 0), 0)
+
     def test_no_working_config_exits_1_and_keeps_the_header(self):
         space = os.path.join(self.dir, "broken.json")
         with open(space, "w") as f:

@@ -50,6 +50,14 @@ class Backend {
                             const MeasureSettings& settings) {
     return evaluate(family, problem, config, VariantBuild{}, settings);
   }
+  // Makes the problem's inputs and float64 reference ready (a backend keeps one problem loaded).
+  // Evaluate does this itself when needed; the worker calls it first, under a timeout of its
+  // own, so a large problem's set-up is never charged to (or killed as) the first config.
+  virtual void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+    (void)family;
+    (void)problem;
+    (void)seed;
+  }
   // False once the device is unusable (a sticky GPU error): the worker must be replaced.
   virtual bool healthy() const { return true; }
 };

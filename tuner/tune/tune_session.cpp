@@ -280,8 +280,11 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
       } else {
         result = worker.evaluate(problem, config, build, settings, request.config_timeout_s);
       }
-      const double evaluation_seconds = elapsed() - evaluation_start;
+      // Preparing the problem in a fresh worker is set-up, not evaluation: time limits leave it out.
+      const double prepare_seconds = worker.last_prepare_seconds();
+      const double evaluation_seconds = elapsed() - evaluation_start - prepare_seconds;
       result.environment["evaluation_seconds"] = evaluation_seconds;
+      if (prepare_seconds > 0) result.environment["prepare_seconds"] = prepare_seconds;
       result.environment["config_timeout_s"] = request.config_timeout_s;
       spent_seconds += evaluation_seconds;
       result.environment["launch"] = build.launch;  // derived geometry, kept with the result

@@ -3,6 +3,7 @@
 //
 //   tuner -> worker                                  worker -> tuner
 //   {"op":"hello"}                                   {"ok":true,"device":{...}}
+//   {"op":"prepare","problem":..,"seed":n}         {"ok":true}   (inputs + reference ready)
 //   {"op":"evaluate","problem":..,                    {"ok":true,"result":{...}}
 //    "config":[[name,value],..],"build":{binary,
 //    entry,launch},"settings":{..}}

@@ -21,6 +21,9 @@ namespace ktune {
 namespace {
 
 constexpr std::size_t kStderrTailBytes = 4096;
+// Preparing a problem: random inputs and the float64 reference, single-threaded on the host;
+// for the largest problems a device holds this takes minutes, never an hour.
+constexpr double kPrepareTimeoutSeconds = 3600;
 
 // The process group of the worker in use, for kill_active_worker() from a signal handler.
 std::atomic<pid_t> g_active_worker{0};
@@ -122,6 +125,7 @@ void WorkerClient::start() {
   });
   if (started_once_) ++restarts_;
   started_once_ = true;
+  prepared_.clear();  // a fresh process has no problem loaded
 }
 
 void WorkerClient::stop(bool graceful) {
@@ -219,6 +223,23 @@ DeviceInfo WorkerClient::hello(double timeout_s) {
 
 EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
                                         const MeasureSettings& settings, double timeout_s) {
+  // Inputs and the float64 reference first, in a request of their own: for 10^8-element
+  // problems they take longer than a config may, and they are the harness's work, not the
+  // config's. A failure here is the harness's too (out of host memory, say).
+  last_prepare_seconds_ = 0;
+  const std::string key = problem.key() + "#" + std::to_string(settings.seed);
+  if (pid_ <= 0 || prepared_ != key) {
+    const auto start = std::chrono::steady_clock::now();
+    nlohmann::json reply;
+    EvaluationResult failure;
+    if (!exchange({{"op", "prepare"}, {"problem", problem.to_json()}, {"seed", settings.seed}}, kPrepareTimeoutSeconds,
+                  reply, failure))
+      throw CheckFailed("the " + backend_ + " worker failed while preparing the inputs and float64 reference of " +
+                        problem.key() + ": " + failure.message);
+    if (!reply.value("ok", false)) throw_worker_error(reply);
+    prepared_ = key;
+    last_prepare_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   const nlohmann::json request = {{"op", "evaluate"},
                                   {"problem", problem.to_json()},
                                   {"config", protocol::config_to_json(config)},

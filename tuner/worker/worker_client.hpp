@@ -35,6 +35,9 @@ class WorkerClient {
   EvaluationResult evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
                             const MeasureSettings& settings, double timeout_s);
   int restarts() const { return restarts_; }
+  // Seconds the last evaluate() spent preparing the problem in a fresh worker (0 when the worker
+  // had it ready): set-up, not evaluation, so time limits leave it out.
+  double last_prepare_seconds() const { return last_prepare_seconds_; }
 
  private:
   void start();
@@ -55,6 +58,8 @@ class WorkerClient {
   std::string stderr_text_;  // last few KiB the worker wrote to stderr
   int restarts_ = 0;
   bool started_once_ = false;
+  std::string prepared_;  // problem key + seed the running worker has ready
+  double last_prepare_seconds_ = 0;
 };
 
 }  // namespace ktune

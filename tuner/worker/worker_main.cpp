@@ -33,6 +33,10 @@ int run_worker(const std::string& backend_name, int device_index) {
       if (!backend) backend = open_backend(backend_name, device_index);
       if (op == "hello") {
         reply({{"ok", true}, {"device", backend->device().to_json()}});
+      } else if (op == "prepare") {
+        const Problem problem = protocol::problem_from_json(request.at("problem"));
+        backend->prepare(find_family(problem.family), problem, request.at("seed").get<std::uint64_t>());
+        reply({{"ok", true}});
       } else if (op == "evaluate") {
         const Problem problem = protocol::problem_from_json(request.at("problem"));
         const Config config = protocol::config_from_json(request.at("config"));

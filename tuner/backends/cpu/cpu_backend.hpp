@@ -19,6 +19,9 @@ class CpuBackend final : public Backend {
   using Backend::evaluate;
   EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
                             const VariantBuild& build, const MeasureSettings& settings) override;
+  void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override {
+    prepare_problem(family, problem, seed);
+  }
 
  private:
   struct ProblemState;

@@ -205,6 +205,9 @@ CudaBackend::~CudaBackend() = default;
 
 const DeviceInfo& CudaBackend::device() const { return impl_->info; }
 bool CudaBackend::healthy() const { return impl_->healthy; }
+void CudaBackend::prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+  impl_->prepare_problem(family, problem, seed);
+}
 
 EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
                                        const VariantBuild& build, const MeasureSettings& settings) {

@@ -18,6 +18,7 @@ class CudaBackend final : public Backend {
   EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
                             const VariantBuild& build, const MeasureSettings& settings) override;
   bool healthy() const override;
+  void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
 
  private:
   struct Impl;
