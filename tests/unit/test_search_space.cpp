@@ -163,3 +163,42 @@ TEST(SearchSpace, T1SpecsMatchKernelTunerCounts) {
 
 }  // namespace
 }  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// T1 files come from other tools: every malformed shape is an InputError naming what was
+// expected (found by fuzzing the reader with tests/fuzz/fuzz_t1_space.cpp).
+TEST(T1Space, MalformedSpecsAreInputErrors) {
+  const auto message_of = [](const char* text) {
+    try {
+      t1_space_from_json(nlohmann::json::parse(text), "spec.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message_of(R"([1, 2])").find("not a T1 spec"), std::string::npos);
+  EXPECT_NE(message_of(R"({"ConfigurationSpace": 3})").find("not a T1 spec"), std::string::npos);
+  EXPECT_NE(message_of(R"({"ConfigurationSpace": {"TuningParameters": {}}})").find("must be an array"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"ConfigurationSpace": {"TuningParameters": [7]}})").find("TuningParameters[0]"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"ConfigurationSpace": {"TuningParameters": [{"Name": 5, "Values": [1]}]}})")
+                .find("missing Name"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Values": [1]}],
+                           "Conditions": [{"Expression": 4}]}})")
+                .find("Conditions[0]"),
+            std::string::npos);
+  // Names given in the wrong type fall back to defaults instead of failing.
+  const SearchSpace space = t1_space_from_json(
+      nlohmann::json::parse(R"({"General": 1, "KernelSpecification": {"Language": 2},
+                                "ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Values": "[1, 2]"}]}})"),
+      "spec.json");
+  EXPECT_EQ(space.family(), "t1");
+  EXPECT_EQ(space.parameters().at(0).values.size(), 2u);
+}
+
+}  // namespace
+}  // namespace ktune

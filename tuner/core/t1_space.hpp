@@ -12,5 +12,7 @@ namespace ktune {
 // Python computations in Values (range, comprehensions) are refused with a message naming the
 // parameter. Conditions are parsed with the expression language as they are.
 SearchSpace load_t1_space(const std::filesystem::path& file);
+// The same from parsed JSON; `where` names the source in messages.
+SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& where);
 
 }  // namespace ktune
