@@ -2,7 +2,9 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <chrono>
 #include <limits>
+#include <thread>
 
 #include "kernels/common/cpu_numeric.hpp"
 #include "tuner/backends/cpu/cpu_kernel.hpp"
@@ -40,13 +42,18 @@ class FaultInjectionFamily final : public KernelFamily {
  public:
   std::string name() const override { return "fault_injection"; }
   std::string summary() const override { return "test-only: variants that crash, hang or compute wrong results"; }
-  std::vector<DimSpec> dims() const override { return {{"n", 4096, "elements"}}; }
+  // setup_ms: the float64 reference takes this long, to test that a slow problem set-up is
+  // neither charged to nor timed out as the first config.
+  std::vector<DimSpec> dims() const override {
+    return {{"n", 4096, "elements"}, {"setup_ms", 1, "milliseconds the reference sleeps"}};
+  }
   std::vector<Precision> precisions() const override { return {Precision::fp32}; }
   std::vector<TensorSpec> tensors(const Problem& problem) const override {
     return {{"x", problem.dim("n"), false}, {"out", problem.dim("n"), true}};
   }
   double flop_count(const Problem& problem) const override { return static_cast<double>(problem.dim("n")); }
   void reference(const Problem& problem, HostTensors& tensors) const override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(problem.dim("setup_ms")));
     for (std::int64_t i = 0; i < problem.dim("n"); ++i) tensors[1][i] = tensors[0][i] * 2.0;
   }
   const GpuSource* cuda_source() const override {

@@ -16,7 +16,9 @@
 #error "this variant is meant not to compile"
 #endif
 
-extern "C" __global__ void fault_injection_kernel(const float* x, float* out, long long n) {
+// setup_ms is the family's slow-set-up dim (host side only); every dim arrives as an argument.
+extern "C" __global__ void fault_injection_kernel(const float* x, float* out, long long n, long long setup_ms) {
+  (void)setup_ms;
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 #if KT_BEHAVIOUR == KT_BEHAVIOUR_hang
   if (i == 0)
