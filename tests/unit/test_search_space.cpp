@@ -202,3 +202,29 @@ TEST(T1Space, MalformedSpecsAreInputErrors) {
 
 }  // namespace
 }  // namespace ktune
+
+namespace ktune {
+namespace {
+
+// Found by fuzzing (tests/fuzz/corpus/fuzz_search_space/finding-*): optional members of the
+// wrong type escaped as JSON type errors instead of InputErrors naming the member.
+TEST(SearchSpace, OptionalMembersOfTheWrongTypeAreInputErrors) {
+  const auto message_of = [](const char* text) {
+    try {
+      SearchSpace::from_json(nlohmann::json::parse(text), "space.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message_of(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "x", "values": [1]}],
+                           "constraints": [{"name": [0, 2], "expr": "x > 0"}]})")
+                .find("space.json.constraints[0].name: expected a string"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "x", "values": [1], "help": 3}]})")
+                .find("space.json.parameters[0].help: expected a string"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune

@@ -32,6 +32,15 @@ std::string require_string(const nlohmann::json& object, const char* key, const 
   return value.get<std::string>();
 }
 
+// An optional string member: `fallback` when absent, InputError when present but not a string.
+std::string optional_string(const nlohmann::json& object, const char* key, const std::string& fallback,
+                            const std::string& where) {
+  if (!object.is_object() || !object.contains(key)) return fallback;
+  const auto& value = object.at(key);
+  if (!value.is_string()) throw InputError(where + "." + key + ": expected a string, got " + value.dump());
+  return value.get<std::string>();
+}
+
 // Slot layout shared by enumeration, checking and launch evaluation: parameters first (slot i is
 // parameter i), then the context names in map order.
 std::vector<std::string> slot_names(const std::vector<Parameter>& parameters, const SpaceContext& context) {
@@ -88,7 +97,7 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
     const std::string at = where + ".parameters[" + std::to_string(i) + "]";
     Parameter parameter;
     parameter.name = require_string(parameters[i], "name", at);
-    parameter.help = parameters[i].value("help", "");
+    parameter.help = optional_string(parameters[i], "help", "", at);
     const auto& values = require(parameters[i], "values", at);
     if (!values.is_array() || values.empty())
       throw InputError(at + ".values: expected a non-empty array, got " + values.dump());
@@ -112,7 +121,7 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
         name = text;
       } else {
         text = require_string(entry, "expr", at);
-        name = entry.value("name", text);
+        name = optional_string(entry, "name", text, at);
       }
       space.constraints_.push_back({name, Expression::parse(text, at)});
     }
