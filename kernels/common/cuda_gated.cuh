@@ -32,6 +32,14 @@ constexpr bool kAligned = kCols % kVec == 0;
 constexpr long long kGroupsPerRow = (kCols + kVec - 1) / kVec;
 constexpr int kHint = KT_STREAMING ? kCacheStreaming : kCacheDefault;
 
+// Output group `group` (VEC outputs) starts at row * cols + col; its gate half is at `in`, its up
+// half at in + cols.
+__device__ __forceinline__ const T* group_input(const T* x, long long group, long long& row, long long& col) {
+  row = group / kGroupsPerRow;
+  col = (group - row * kGroupsPerRow) * kVec;
+  return x + row * 2 * kCols + col;
+}
+
 // Runs the gated activation `act` (float -> float) over the whole output.
 template <typename Activation>
 __device__ __forceinline__ void run(const T* __restrict__ x, T* __restrict__ out, long long rows, Activation act) {
@@ -45,9 +53,8 @@ __device__ __forceinline__ void run(const T* __restrict__ x, T* __restrict__ out
       for (int item = 0; item < kItems; ++item) {
         const long long group = base + (long long)item * kBlockThreads;
         if (group >= groups) continue;
-        const long long row = group / kGroupsPerRow;
-        const long long col = (group - row * kGroupsPerRow) * kVec;
-        const T* in = x + row * 2 * kCols + col;
+        long long row, col;
+        const T* in = group_input(x, group, row, col);
         load_floats<T, kVec, kHint>(in, gate[item]);
         load_floats<T, kVec, kHint>(in + kCols, up[item]);
       }
@@ -66,9 +73,8 @@ __device__ __forceinline__ void run(const T* __restrict__ x, T* __restrict__ out
       for (int item = 0; item < kItems; ++item) {
         const long long group = base + (long long)item * kBlockThreads;
         if (group >= groups) continue;
-        const long long row = group / kGroupsPerRow;
-        const long long col = (group - row * kGroupsPerRow) * kVec;
-        const T* in = x + row * 2 * kCols + col;
+        long long row, col;
+        const T* in = group_input(x, group, row, col);
         T* dst = out + row * kCols + col;
         for (int v = 0; v < kVec && col + v < kCols; ++v)
           dst[v] = from_float<T>(act(to_float(in[v])) * to_float(in[kCols + v]));
