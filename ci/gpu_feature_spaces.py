@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes narrowed copies of the CUDA search spaces that hold only the variants a short random
-check would rarely draw: rows split over thread-block clusters, rows kept in shared memory, and
-streaming cache hints. ci/gpu-check tunes them on odd shapes so each code path runs on the GPU
+check would rarely draw: rows split over thread-block clusters, rows kept in shared memory,
+streaming cache hints, and the special-function-unit exponentials (fast_exp: ex2/rcp.approx,
+whose accuracy must hold in fp32 too). ci/gpu-check tunes them on odd shapes so each code path runs on the GPU
 and is verified against the float64 reference.
 
 Usage: gpu_feature_spaces.py SEARCH_SPACE_DIR OUT_DIR   (prints one line per written space)
@@ -15,6 +16,7 @@ FEATURES = {
     "cluster": {"cluster_size": [2, 4, 8]},
     "shared_row": {"row_storage": ["shared"]},
     "streaming": {"streaming": [1]},
+    "fast_exp": {"fast_exp": [1]},
 }
 
 

@@ -14,7 +14,7 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
   for_each_row(rows, [&](long long row, bool active) {
     const long long offset = (active ? row : 0) * kCols;
     RowValues values;
-    const float inv_sum = kt::softmax_row(x + offset, values, reduce, [] {});
+    const float inv_sum = kt::softmax_row(x + offset, values, reduce);
     if (!active) return;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
