@@ -17,6 +17,7 @@ FEATURES = {
     "shared_row": {"row_storage": ["shared"]},
     "streaming": {"streaming": [1]},
     "fast_exp": {"fast_exp": [1]},
+    "draw_early": {"draw_early": [1]},
 }
 
 

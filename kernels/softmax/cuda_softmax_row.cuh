@@ -21,8 +21,11 @@ __device__ __forceinline__ float negative_infinity() { return __int_as_float(0xf
 
 // Reads this thread's share of the row at `in` into `values`, leaves e = exp(x - max) there
 // (0 for absent elements) and returns 1 / sum(e). Every thread of the block calls it.
+// `between` runs after the loads are issued and before the first reduction waits for them:
+// work that needs no row data (dropout's random bits) can hide behind the memory latency there.
+template <typename Between>
 __device__ __forceinline__ float softmax_row(const rows::T* __restrict__ in, rows::RowValues& values,
-                                             rows::Reducer& reduce) {
+                                             rows::Reducer& reduce, Between between) {
   using namespace rows;
   float max = negative_infinity();
 #pragma unroll
@@ -33,6 +36,7 @@ __device__ __forceinline__ float softmax_row(const rows::T* __restrict__ in, row
     for (int v = 0; v < kVec; ++v) max = fmaxf(max, item[v]);
     put_item(values, i, item);
   }
+  between();
   max = reduce.max(max);
   constexpr float kLog2E = 1.4426950408889634f;
   const float max_log2 = max * kLog2E;
@@ -52,6 +56,11 @@ __device__ __forceinline__ float softmax_row(const rows::T* __restrict__ in, row
     }
   }
   return 1.f / reduce.sum(sum);
+}
+
+__device__ __forceinline__ float softmax_row(const rows::T* __restrict__ in, rows::RowValues& values,
+                                             rows::Reducer& reduce) {
+  return softmax_row(in, values, reduce, [] {});
 }
 
 }  // namespace kt

@@ -5,16 +5,23 @@
 // offset (softmax_dropout_constants.hpp, shared with the CPU code), kept iff
 // philox::keep(bits, float(P)). A thread computes the Philox groups its VEC-element items fall
 // in (VEC / 8 groups when rows and vectors start on group boundaries, else up to VEC / 8 + 1,
-// including partial ones that neighbouring threads compute as well) just before it stores the
-// item: the 4 words of a group live for a few instructions only, and no mask of kept bits is
-// packed and unpacked (ptxas schedules the Philox arithmetic after the reductions wherever it is
-// written, so drawing earlier hid nothing behind the loads and cost two instructions an element).
+// including partial ones that neighbouring threads compute as well). When is the tunable
+// KT_DRAW_EARLY: 0 draws each item's bits just before it is stored (the fewest instructions:
+// the group's 4 words live briefly, no mask); 1 draws the whole row's bits right after its loads
+// are issued and keeps one bit per element, so the Philox arithmetic runs while the loads are in
+// flight (a warp waiting for memory has nothing else to do) at the price of packing and unpacking
+// the mask. Left alone, the compiler sinks the arithmetic to where the bits are used; an empty
+// asm statement that takes the mask words pins it before the reductions.
 // Defines (search_spaces/softmax_dropout.cuda.json): KT_BLOCK_THREADS, KT_THREADS_PER_ROW,
 // KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (launch geometry only), KT_CLUSTER_SIZE, KT_ROW_STORAGE,
-// KT_STREAMING, KT_FAST_EXP; KT_T; KT_DIM_COLS.
+// KT_STREAMING, KT_FAST_EXP, KT_DRAW_EARLY; KT_T; KT_DIM_COLS.
 #include "kernels/common/philox.hpp"
 #include "kernels/softmax/cuda_softmax_row.cuh"
 #include "kernels/softmax_dropout/softmax_dropout_constants.hpp"
+
+#ifndef KT_DRAW_EARLY
+#define KT_DRAW_EARLY 0
+#endif
 
 namespace {
 
@@ -35,6 +42,7 @@ constexpr int kGroup = ktune::philox::kElementsPerGroup;
 constexpr long long kColsPow2 = kCols & -kCols;
 constexpr int kBaseAlign = kVec < kColsPow2 ? (kVec < kGroup ? kVec : kGroup) : (kColsPow2 < kGroup ? int(kColsPow2) : kGroup);
 constexpr int kSpan = (kVec + kGroup - 1 - kBaseAlign) / kGroup + 1;
+constexpr int kMaskWords = (kItems * kVec + 31) / 32;
 
 // The 16-bit random values of elements base .. base + kVec - 1 (linear indices in the output).
 __device__ __forceinline__ void dropout_bits(unsigned long long base, unsigned int (&bits)[kVec]) {
@@ -63,6 +71,25 @@ __device__ __forceinline__ void dropout_bits(unsigned long long base, unsigned i
   }
 }
 
+// Bit (i * kVec + v) of `mask`: whether element v of item i of this thread's share of `row` is
+// kept (KT_DRAW_EARLY=1).
+__device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kMaskWords]) {
+#pragma unroll
+  for (int w = 0; w < kMaskWords; ++w) mask[w] = 0;
+  const unsigned long long row_base = (unsigned long long)row * (unsigned long long)kCols;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (!item_present(i)) continue;
+    unsigned int bits[kVec];
+    dropout_bits(row_base + (unsigned long long)item_column(i), bits);
+#pragma unroll
+    for (int v = 0; v < kVec; ++v)
+      if (bits[v] >= kKeepThreshold) mask[(i * kVec + v) / 32] |= 1u << ((i * kVec + v) % 32);
+  }
+#pragma unroll
+  for (int w = 0; w < kMaskWords; ++w) asm volatile("" : "+r"(mask[w]));
+}
+
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
@@ -70,19 +97,30 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
   Reducer reduce;
   for_each_row(rows, [&](long long row, bool active) {
     const long long offset = (active ? row : 0) * kCols;
-    RowValues values;
-    const float scale = kKeptScale * kt::softmax_row(x + offset, values, reduce);
-    if (!active) return;
     const unsigned long long row_base = (unsigned long long)row * (unsigned long long)kCols;
+    RowValues values;
+#if KT_DRAW_EARLY
+    unsigned int mask[kMaskWords];
+    const float scale = kKeptScale * kt::softmax_row(x + offset, values, reduce, [&] { draw_mask(row, mask); });
+#else
+    const float scale = kKeptScale * kt::softmax_row(x + offset, values, reduce);
+#endif
+    if (!active) return;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       if (!item_present(i)) continue;
-      unsigned int bits[kVec];
-      dropout_bits(row_base + (unsigned long long)item_column(i), bits);
       float item[kVec];
       get_item(values, i, item);
+#if KT_DRAW_EARLY
+#pragma unroll
+      for (int v = 0; v < kVec; ++v)
+        item[v] = (mask[(i * kVec + v) / 32] >> ((i * kVec + v) % 32)) & 1u ? item[v] * scale : 0.f;
+#else
+      unsigned int bits[kVec];
+      dropout_bits(row_base + (unsigned long long)item_column(i), bits);
 #pragma unroll
       for (int v = 0; v < kVec; ++v) item[v] = bits[v] >= kKeepThreshold ? item[v] * scale : 0.f;
+#endif
       store_item(out + offset, i, item);
     }
   });
