@@ -97,7 +97,6 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
   Reducer reduce;
   for_each_row(rows, [&](long long row, bool active) {
     const long long offset = (active ? row : 0) * kCols;
-    const unsigned long long row_base = (unsigned long long)row * (unsigned long long)kCols;
     RowValues values;
 #if KT_DRAW_EARLY
     unsigned int mask[kMaskWords];
@@ -117,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
         item[v] = (mask[(i * kVec + v) / 32] >> ((i * kVec + v) % 32)) & 1u ? item[v] * scale : 0.f;
 #else
       unsigned int bits[kVec];
-      dropout_bits(row_base + (unsigned long long)item_column(i), bits);
+      dropout_bits((unsigned long long)row * (unsigned long long)kCols + (unsigned long long)item_column(i), bits);
 #pragma unroll
       for (int v = 0; v < kVec; ++v) item[v] = bits[v] >= kKeepThreshold ? item[v] * scale : 0.f;
 #endif
