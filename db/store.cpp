@@ -760,6 +760,17 @@ std::map<std::string, StoredMeasurement> Store::load_measurements(std::int64_t d
   return out;
 }
 
+std::optional<StoredMeasurement> Store::find_measurement(std::int64_t device_id, std::int64_t kernel_id,
+                                                         std::int64_t problem_id, const std::string& config_key) {
+  Impl& self = Impl::of(impl_);
+  Query select = self.query(std::string("SELECT ") + kMeasurementColumns +
+                            " FROM measurements m WHERE m.device_id = ?1 AND m.kernel_id = ?2 "
+                            "AND m.problem_id = ?3 AND m.config_key = ?4");
+  select->bind_int(1, device_id).bind_int(2, kernel_id).bind_int(3, problem_id).bind_text(4, config_key);
+  if (!select->step()) return std::nullopt;
+  return read_measurement(*select.operator->(), self.path);
+}
+
 std::int64_t Store::record_measurement(std::int64_t run_id, std::int64_t device_id,
                                        std::int64_t kernel_id, std::int64_t problem_id,
                                        const Config& config, const EvaluationResult& result,

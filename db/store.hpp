@@ -93,6 +93,11 @@ class Store {
   std::map<std::string, StoredMeasurement> load_measurements(std::int64_t device_id,
                                                              std::int64_t kernel_id,
                                                              std::int64_t problem_id);
+  // The stored result of one config, if any: a tuner asks again just before measuring a config
+  // its start-up snapshot lacked, because another process tuning the same problem into the same
+  // database may have measured it since.
+  std::optional<StoredMeasurement> find_measurement(std::int64_t device_id, std::int64_t kernel_id,
+                                                    std::int64_t problem_id, const std::string& config_key);
   // Stores one result in its own transaction; returns the measurement id. A second result for
   // the same key replaces nothing and returns the existing id (measured once, never twice),
   // unless `replace_existing` asks for a re-measurement (a timeout retried with a longer limit)

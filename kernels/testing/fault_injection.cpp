@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <limits>
+#include <memory>
 #include <thread>
 
 #include "kernels/common/cpu_numeric.hpp"
@@ -24,6 +25,9 @@ class FaultInjectionCpu final : public CpuKernel {
     const float* x = static_cast<const float*>(context.tensors[0].data);
     float* out = static_cast<float*>(context.tensors[1].data);
     if (behaviour == "unsupported") throw UnsupportedConfig("this variant declines to run");
+    // Scratch larger than any machine's address space: operator new throws std::bad_alloc at
+    // once (no overcommit can grant it), as a variant asking for too much scratch would.
+    if (behaviour == "oom") std::make_unique<char[]>(std::size_t{1} << 62);
     return [=] {
       if (behaviour == "crash") std::raise(SIGSEGV);
       if (behaviour == "abort") std::abort();

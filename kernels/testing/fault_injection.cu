@@ -1,7 +1,9 @@
 // Test-only CUDA variants that misbehave on purpose: out[i] = x[i] * 2, repeated `work` times,
 // or a fault selected by KT_BEHAVIOUR (string parameters arrive as KT_<NAME>_<value>):
 //   ok; oob (writes far outside `out`: an illegal address); hang (never returns);
-//   wrong (one element off); nan; compile_error (does not compile).
+//   wrong (one element off); nan; compile_error (does not compile); oom (its workspace,
+//   launch.workspace_bytes in the search space, is a petabyte: the allocation fails and the
+//   kernel never runs). The space declares a workspace, so every variant takes its pointer.
 #define KT_BEHAVIOUR_ok 0
 #define KT_BEHAVIOUR_oob 1
 #define KT_BEHAVIOUR_hang 2
@@ -11,14 +13,17 @@
 #define KT_BEHAVIOUR_crash 6
 #define KT_BEHAVIOUR_abort 7
 #define KT_BEHAVIOUR_unsupported 8
+#define KT_BEHAVIOUR_oom 9
 
 #if KT_BEHAVIOUR == KT_BEHAVIOUR_compile_error
 #error "this variant is meant not to compile"
 #endif
 
 // setup_ms is the family's slow-set-up dim (host side only); every dim arrives as an argument.
-extern "C" __global__ void fault_injection_kernel(const float* x, float* out, long long n, long long setup_ms) {
+extern "C" __global__ void fault_injection_kernel(const float* x, float* out, long long n, long long setup_ms,
+                                                  float* workspace) {
   (void)setup_ms;
+  (void)workspace;
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 #if KT_BEHAVIOUR == KT_BEHAVIOUR_hang
   if (i == 0)

@@ -1,4 +1,5 @@
-"""Variants that crash, abort, hang, compute wrong results or NaN, or decline to run: each is
+"""Variants that crash, abort, hang, compute wrong results or NaN, run out of memory, or decline to
+run: each is
 recorded with its outcome and message, the worker is restarted, and tuning goes on."""
 import json
 import os
@@ -15,9 +16,9 @@ class Faults(harness.KtuneTestCase):
         summary = self.ktune_json("tune", "--kernel", "fault_injection", "--shape", "n=5000",
                                   "--db", self.db, "--config-timeout", "2", "--no-export",
                                   "--max-seconds-per-config", "0.02", env_extra=TEST_FAMILIES)
-        self.assertEqual(summary["space"]["valid"], 9)
+        self.assertEqual(summary["space"]["valid"], 10)
         self.assertEqual(summary["outcomes"], {"ok": 3, "crashed": 2, "timeout": 1, "wrong_result": 2,
-                                               "unsupported": 1})
+                                               "unsupported": 1, "out_of_memory": 1})
         self.assertEqual(summary["best"]["config"], {"behaviour": "ok", "work": 1})
         rows = dict(self.query("SELECT json_extract(config, '$.behaviour') || '/' || outcome, message "
                                "FROM measurements WHERE json_extract(config, '$.work') = 1"))
@@ -27,10 +28,11 @@ class Faults(harness.KtuneTestCase):
         self.assertIn("relative L2 error", rows["wrong/wrong_result"])
         self.assertIn("NaN", rows["nan/wrong_result"])
         self.assertIn("declines", rows["unsupported/unsupported"])
+        self.assertIn("could not be allocated", rows["oom/out_of_memory"])
         # A rerun reuses the failures too: a crashing config is not run again.
         again = self.ktune_json("tune", "--kernel", "fault_injection", "--shape", "n=5000", "--db", self.db,
                                 "--config-timeout", "2", "--no-export", env_extra=TEST_FAMILIES)
-        self.assertEqual((again["evaluated"], again["reused"]), (0, 9))
+        self.assertEqual((again["evaluated"], again["reused"]), (0, 10))
 
     def test_timeouts_are_retried_under_a_longer_limit_only(self):
         args = ["tune", "--kernel", "fault_injection", "--shape", "n=5000", "--db", self.db, "--no-export",
@@ -38,10 +40,10 @@ class Faults(harness.KtuneTestCase):
         first = self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES)
         self.assertEqual(first["outcomes"]["timeout"], 1)
         same = self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES)
-        self.assertEqual((same["evaluated"], same["reused"]), (0, 9))
+        self.assertEqual((same["evaluated"], same["reused"]), (0, 10))
         longer = self.ktune_json(*args, "--config-timeout", "1.5", env_extra=TEST_FAMILIES)
-        self.assertEqual((longer["evaluated"], longer["reused"]), (1, 8))  # only the hang, measured again
-        self.assertEqual(self.query("SELECT COUNT(*) FROM measurements")[0][0], 9)
+        self.assertEqual((longer["evaluated"], longer["reused"]), (1, 9))  # only the hang, measured again
+        self.assertEqual(self.query("SELECT COUNT(*) FROM measurements")[0][0], 10)
         message = self.query("SELECT message FROM measurements WHERE outcome = 'timeout'")[0][0]
         self.assertIn("1.5 s", message)
 

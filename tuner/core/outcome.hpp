@@ -15,12 +15,13 @@ enum class Outcome {
   timeout,        // the worker did not answer within the deadline and was killed
   crashed,        // the worker process died (signal, sticky device error)
   unsupported,    // the backend cannot run this config/problem (skipped with a reason)
+  out_of_memory,  // memory the variant needs (its workspace, scratch) could not be allocated
 };
 
 inline constexpr Outcome kAllOutcomes[] = {Outcome::ok,           Outcome::wrong_result,
                                            Outcome::compile_error, Outcome::launch_error,
                                            Outcome::timeout,      Outcome::crashed,
-                                           Outcome::unsupported};
+                                           Outcome::unsupported,  Outcome::out_of_memory};
 
 std::string_view to_string(Outcome outcome);
 std::optional<Outcome> parse_outcome(std::string_view text);

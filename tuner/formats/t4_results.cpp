@@ -214,6 +214,7 @@ T4Invalidity t4_invalidity(Outcome outcome) {
     case Outcome::timeout: return T4Invalidity::timeout;
     case Outcome::crashed: return T4Invalidity::runtime;
     case Outcome::unsupported: return T4Invalidity::constraints;
+    case Outcome::out_of_memory: return T4Invalidity::runtime;
   }
   return T4Invalidity::runtime;
 }

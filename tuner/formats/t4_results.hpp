@@ -36,7 +36,8 @@ enum class T4Invalidity { correct, compile, runtime, timeout, correctness, const
 
 std::string_view to_string(T4Invalidity invalidity);
 std::optional<T4Invalidity> parse_t4_invalidity(std::string_view name);
-// How ktune's outcomes read in T4: a refused launch or a crashed worker failed at run time; an
+// How ktune's outcomes read in T4: a refused launch, a crashed worker or memory that could not
+// be allocated failed at run time; an
 // unsupported config breaks the backend's constraints.
 T4Invalidity t4_invalidity(Outcome outcome);
 

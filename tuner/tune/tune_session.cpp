@@ -191,7 +191,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
               request.strategy, request.seed};
   summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
   RunGuard run_guard(store, summary.run_id);
-  const auto stored = store.load_measurements(device_id, kernel_id, problem_id);
+  auto stored = store.load_measurements(device_id, kernel_id, problem_id);
 
   // The family's default goes first, so every tune reports its speed-up over the default.
   std::optional<std::size_t> default_index;
@@ -253,7 +253,13 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     }
     const Config config = valid.config(*index);
     EvaluationResult result;
-    const auto found = stored.find(config.key());
+    // The start-up snapshot first; for a config it lacks, the database again: another tuner of
+    // the same problem on the same database may have measured it meanwhile (one query, far
+    // cheaper than measuring the config twice).
+    auto found = stored.find(config.key());
+    if (found == stored.end())
+      if (auto fresh = store.find_measurement(device_id, kernel_id, problem_id, config.key()))
+        found = stored.emplace(config.key(), std::move(*fresh)).first;
     const bool retry = found != stored.end() && worth_retrying(found->second.result, request.config_timeout_s);
     if (found != stored.end() && !retry) {
       result = found->second.result;

@@ -91,6 +91,10 @@ EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem&
     result.outcome = Outcome::unsupported;
     result.message = e.what();
     return result;
+  } catch (const std::bad_alloc& e) {
+    result.outcome = Outcome::out_of_memory;
+    result.message = std::string("the variant's memory could not be allocated while preparing it (") + e.what() + ")";
+    return result;
   }
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count();
 
@@ -100,6 +104,10 @@ EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem&
     if (state.specs[t].is_output) std::memset(state.buffers[t].get(), 0xFF, state.bytes[t]);
   try {
     launch();
+  } catch (const std::bad_alloc& e) {
+    result.outcome = Outcome::out_of_memory;
+    result.message = std::string("the variant's memory could not be allocated while running it (") + e.what() + ")";
+    return result;
   } catch (const std::exception& e) {
     result.outcome = Outcome::launch_error;
     result.message = e.what();

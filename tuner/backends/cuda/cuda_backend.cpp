@@ -261,7 +261,28 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       }
     }
 
-    // Kernel parameters: the tensors' device pointers, then the dims as long long.
+    // A space may give each variant a device workspace of launch.workspace_bytes (split-K
+    // partial sums and the like, sized by the config); the kernel then takes its pointer after
+    // the dims (null for 0 bytes). One that cannot be allocated is the config's outcome, not a
+    // failed tune: out-of-memory is not sticky, the context stays usable.
+    const auto workspace_bytes = launch_value(variant, "workspace_bytes", -1);
+    DeviceBuffer workspace;
+    if (workspace_bytes > 0) {
+      const CudaDriver& cu = CudaDriver::get();
+      const CUresult allocated = cu.cuMemAlloc(&workspace.pointer, static_cast<std::size_t>(workspace_bytes));
+      if (allocated != CUDA_SUCCESS) workspace.pointer = 0;  // nothing for the destructor to free
+      if (allocated == CUDA_ERROR_OUT_OF_MEMORY) {
+        result.outcome = Outcome::out_of_memory;
+        result.message = "the variant's workspace of " + std::to_string(workspace_bytes) +
+                         " bytes (launch.workspace_bytes) could not be allocated: " + cu.error_text(allocated);
+        return result;
+      }
+      cu.check(allocated, "cuMemAlloc(workspace)", __FILE__, __LINE__);
+      workspace.bytes = static_cast<std::size_t>(workspace_bytes);
+    }
+
+    // Kernel parameters: the tensors' device pointers, then the dims as long long, then the
+    // workspace when the space declares one.
     std::vector<CUdeviceptr> pointers;
     for (const auto& buffer : state.buffers) pointers.push_back(buffer.pointer);
     std::vector<long long> dims;
@@ -269,6 +290,7 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
     std::vector<void*> arguments;
     for (auto& pointer : pointers) arguments.push_back(&pointer);
     for (auto& dim : dims) arguments.push_back(&dim);
+    if (workspace_bytes >= 0) arguments.push_back(&workspace.pointer);
     // A cluster dimension above 1 needs the extended launch (thread-block clusters, sm_90+).
     const auto cluster_x = launch_value(variant, "cluster_x", 1);
     CUlaunchAttribute cluster_attribute{};
