@@ -41,11 +41,13 @@ TEST(Strategy, RandomIsDeterministicPerSeed) {
 TEST(Strategy, EmptySpaceAndUnknownName) {
   EXPECT_FALSE(make_strategy("random", 0, 1)->next().has_value());
   try {
-    make_strategy("annealing", 10, 1);
+    make_strategy("simplex", 10, 1);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("brute_force, random"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("annealing, brute_force, genetic, random"), std::string::npos) << e.what();
   }
+  // The neighbourhood strategies need the space's structure, not only its size.
+  EXPECT_THROW(make_strategy("annealing", 10, 1), InputError);
 }
 
 }  // namespace

@@ -1,7 +1,16 @@
 #include "tuner/cli/cli_common.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <limits>
+#include <regex>
 
 #include "tuner/core/errors.hpp"
 
@@ -28,6 +37,9 @@ std::map<std::string, std::int64_t> parse_shape(const std::string& text) {
     std::int64_t number = 0;
     try {
       number = std::stoll(value, &used);
+    } catch (const std::out_of_range&) {
+      throw InputError("--shape: " + name + "=" + value + " is too large (at most " +
+                       std::to_string(std::numeric_limits<std::int64_t>::max()) + ")");
     } catch (const std::exception&) {
       used = 0;
     }
@@ -37,6 +49,113 @@ std::map<std::string, std::int64_t> parse_shape(const std::string& text) {
     begin = end + 1;
   }
   return shape;
+}
+
+CLI::Validator whole_number(std::uint64_t min, std::uint64_t max, const std::string& expected,
+                            const std::string& description) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        // Digits only: strtoull would take "-1" as 2^64-1 and " 5" or "5x" in part.
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        errno = 0;
+        const unsigned long long value = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+        if (!digits || errno == ERANGE || value < min || value > max) return "'" + text + "' is not " + expected;
+        return "";
+      },
+      description);
+}
+
+CLI::Validator real_number(double min, double max, bool min_exclusive, const std::string& expected,
+                           const std::string& description) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool whole = !text.empty() && end == text.c_str() + text.size();
+        if (!whole || !std::isfinite(value) || value > max || (min_exclusive ? value <= min : value < min))
+          return "'" + text + "' is not " + expected;
+        return "";
+      },
+      description);
+}
+
+CLI::Validator non_empty(const std::string& hint) {
+  return CLI::Validator([=](std::string& text) -> std::string { return text.empty() ? "is empty; " + hint : ""; },
+                        "");
+}
+
+void check_output_dir(const std::string& dir, const std::string& option, const std::string& alternative) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path path(dir);
+  const auto status = fs::status(path, error);
+  if (fs::exists(status)) {
+    if (!fs::is_directory(status))
+      throw InputError(option + " '" + dir + "' is a file, not a directory; pass a directory, " + alternative);
+    if (::access(path.c_str(), W_OK | X_OK) != 0)
+      throw InputError(option + " '" + dir + "' is not writable (" + std::strerror(errno) + "); pass another directory, " +
+                       alternative);
+    return;
+  }
+  // The nearest part of the path that exists must be a directory ktune may write into.
+  fs::path ancestor = path.parent_path();
+  while (!ancestor.empty() && !fs::exists(fs::status(ancestor, error))) ancestor = ancestor.parent_path();
+  if (ancestor.empty()) ancestor = path.is_absolute() ? path.root_path() : fs::path(".");
+  if (!fs::is_directory(fs::status(ancestor, error)))
+    throw InputError(option + " '" + dir + "' cannot be created: '" + ancestor.string() +
+                     "' is a file, not a directory; pass another directory, " + alternative);
+  if (::access(ancestor.c_str(), W_OK | X_OK) != 0)
+    throw InputError(option + " '" + dir + "' cannot be created: '" + ancestor.string() + "' is not writable (" +
+                     std::strerror(errno) + "); pass another directory, " + alternative);
+}
+
+void check_arch(const std::string& backend, const std::string& arch) {
+  if (backend != "cuda")
+    throw InputError("--arch " + arch + " names a GPU architecture, which the " + backend +
+                     " backend does not have; pass --backend cuda, or leave out --arch");
+  if (!std::regex_match(arch, std::regex("sm_[0-9]{2,3}[af]?")))
+    throw InputError("--arch: '" + arch + "' is not a CUDA architecture; give one such as sm_80, sm_90a or sm_100a");
+}
+
+std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& error,
+                                 const std::vector<std::string>& argv) {
+  std::vector<std::string> commands;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); }))
+    commands.push_back(command->get_name());
+  const auto parsed = app.get_subcommands();
+  if (parsed.empty()) {
+    // No command was recognised: say which word was taken for one, and list them.
+    std::string word;
+    for (std::size_t i = 1; i < argv.size() && word.empty(); ++i)
+      if (!argv[i].empty() && argv[i][0] != '-') word = argv[i];
+    const std::string valid = "; valid commands: " + join_names(commands) + ". Run `ktune --help` for what each does";
+    if (!word.empty()) return "unknown command '" + word + "'" + valid;
+    if (dynamic_cast<const CLI::RequiredError*>(&error)) return "no command given" + valid;
+    return std::string(error.what()) + valid;
+  }
+  std::string what = error.what();
+  // "--budget: 1 required UINT:N>=1 missing" -> "--budget needs a value"
+  const std::string missing = " missing";
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && what.size() > missing.size() &&
+      what.compare(what.size() - missing.size(), missing.size(), missing) == 0 && what.find(": ") != std::string::npos)
+    what = what.substr(0, what.find(": ")) + " needs a value";
+  const CLI::App* command = parsed.front();
+  // "new is required" -> "NEW.json (Google Benchmark JSON to check against it) is missing"
+  const std::string required = " is required";
+  if (dynamic_cast<const CLI::RequiredError*>(&error) && what.size() > required.size() &&
+      what.compare(what.size() - required.size(), required.size(), required) == 0) {
+    const CLI::Option* option = command->get_option_no_throw(what.substr(0, what.size() - required.size()));
+    if (option && option->get_positional())
+      what = option->get_type_name() + " (" + option->get_description() + ") is missing; usage: ktune " +
+             command->get_name() + " " + [&] {
+               std::vector<std::string> names;
+               for (const CLI::Option* positional :
+                    command->get_options([](const CLI::Option* o) { return o->get_positional(); }))
+                 names.push_back(positional->get_type_name());
+               return join_names(names, " ");
+             }();
+  }
+  return what + ". Run `ktune " + command->get_name() + " --help` for its options";
 }
 
 std::string format_duration_ns(double ns) {

@@ -27,6 +27,28 @@ void add_common_options(CLI::App& command, CommonOptions& common);
 // "rows=256,cols=1024" -> {rows: 256, cols: 1024}; InputError names the bad part.
 std::map<std::string, std::int64_t> parse_shape(const std::string& text);
 
+// Option checks whose messages name the value given and say what is expected, e.g.
+// "--budget: 'many' is not a whole number of at least 1 (e.g. 50)". `expected` completes
+// "is not ...".
+CLI::Validator whole_number(std::uint64_t min, std::uint64_t max, const std::string& expected,
+                            const std::string& description = "");
+CLI::Validator real_number(double min, double max, bool min_exclusive, const std::string& expected,
+                           const std::string& description = "");
+// Refuses an empty value (e.g. --shape "" from an unset shell variable); `hint` says what to give.
+CLI::Validator non_empty(const std::string& hint);
+
+// A directory ktune will write into (created if missing): InputError unless it is one or can be
+// made one. Nothing is created here.
+void check_output_dir(const std::string& dir, const std::string& option, const std::string& alternative);
+
+// --arch for a nominal GPU device: InputError for a backend without one or a malformed name.
+void check_arch(const std::string& backend, const std::string& arch);
+
+// The usage error CLI11 reported, in ktune's words: the unknown command or the bad option, and
+// which --help to read.
+std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& error,
+                                 const std::vector<std::string>& argv);
+
 // 1234567 ns -> "1.235 ms"; 3.2e10 B/s -> "32.0 GB/s".
 std::string format_duration_ns(double ns);
 std::string format_rate(double per_second, const std::string& unit);
@@ -40,6 +62,7 @@ void register_space(CLI::App& app, CommonOptions& common, Action& action);
 void register_tune(CLI::App& app, CommonOptions& common, Action& action);
 void register_export(CLI::App& app, CommonOptions& common, Action& action);
 void register_compare(CLI::App& app, CommonOptions& common, Action& action);
+void register_replay(CLI::App& app, CommonOptions& common, Action& action);
 void register_worker(CLI::App& app, Action& action);
 
 }  // namespace ktune::cli

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "tuner/bench/benchmark_json.hpp"
@@ -22,19 +23,11 @@ struct CompareOptions {
   double alpha = 0.05;
 };
 
-const CLI::Validator kThresholdPercent(
-    [](std::string& text) -> std::string {
-      const double value = std::strtod(text.c_str(), nullptr);
-      return std::isfinite(value) && value >= 0 ? "" : "must be a percentage >= 0 (e.g. 5)";
-    },
-    "PCT>=0");
+const CLI::Validator kThresholdPercent =
+    real_number(0, std::numeric_limits<double>::max(), false, "a percentage >= 0 (e.g. 5)", "PCT>=0");
 
-const CLI::Validator kAlpha(
-    [](std::string& text) -> std::string {
-      const double value = std::strtod(text.c_str(), nullptr);
-      return value > 0 && value <= 1 ? "" : "must be a probability above 0 and at most 1 (e.g. 0.05)";
-    },
-    "0<A<=1");
+const CLI::Validator kAlpha =
+    real_number(0, 1, true, "a probability above 0 and at most 1 (e.g. 0.05)", "0<A<=1");
 
 // Times with four significant digits: benchmarks of a few nanoseconds differ in the decimals.
 // The unit is chosen after rounding, so 999.99 ns reads "1.000 us", not "1000. ns".
@@ -227,10 +220,12 @@ void register_compare(CLI::App& app, CommonOptions& common, Action& action) {
       "file, bad option).");
   command->add_option("base", options->base_file, "Google Benchmark JSON of the baseline")
       ->required()
-      ->type_name("BASE.json");
+      ->type_name("BASE.json")
+      ->check(non_empty("give the path of the baseline's Google Benchmark JSON file"));
   command->add_option("new", options->new_file, "Google Benchmark JSON to check against it")
       ->required()
-      ->type_name("NEW.json");
+      ->type_name("NEW.json")
+      ->check(non_empty("give the path of the Google Benchmark JSON file to check"));
   command->add_option("--threshold", options->threshold_percent,
                       "Relative change of the median, in percent, below which a difference is ignored")
       ->capture_default_str()

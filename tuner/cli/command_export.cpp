@@ -1,13 +1,16 @@
 // `ktune export`: write tuned/<kernel>.hpp and .json from the database.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "db/store.hpp"
 #include "kernels/family.hpp"
+#include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/tune/export_tuned.hpp"
+#include "tuner/tune/tune_session.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -18,14 +21,35 @@ struct ExportOptions {
   std::string out = "tuned";
 };
 
+// The header's fallback config comes from the kernel's search space for the backend.
+void require_space_file(const std::string& kernel, const std::string& backend) {
+  const auto space = default_space_file(kernel, backend);
+  if (!std::filesystem::exists(space))
+    throw InputError("kernel '" + kernel + "' has no search space for the " + backend + " backend (" + space.string() +
+                     "), so it has no " + backend + " results to export; `ktune list` shows the backends of each "
+                     "kernel");
+}
+
 int run_export(const ExportOptions& options, const CommonOptions& common) {
+  // Names first: they need no database. A backend need not be built here to export its results.
+  for (const auto& kernel : options.kernels) find_family(kernel);
+  const auto backends = known_backend_names();
+  if (std::find(backends.begin(), backends.end(), options.backend) == backends.end())
+    throw InputError("unknown backend '" + options.backend + "'; valid backends: " + join_names(backends));
+  for (const auto& kernel : options.kernels) require_space_file(kernel, options.backend);
   if (!std::filesystem::exists(common.db))
     throw InputError(common.db + ": no such database; run `ktune tune` first or pass --db PATH");
-  for (const auto& kernel : options.kernels) find_family(kernel);
+  check_output_dir(options.out, "--out", "or leave out --out for ./tuned");
+  // An empty file would be made a new database by opening it: it holds nothing to export anyway.
+  std::error_code error;
+  if (std::filesystem::is_regular_file(common.db, error) && std::filesystem::file_size(common.db, error) == 0 && !error)
+    throw InputError(common.db + ": is empty and holds no measurements; run `ktune tune --db " + common.db +
+                     "` first or pass another --db");
   Store store = Store::open(common.db);
   std::vector<std::string> kernels = options.kernels;
   if (kernels.empty()) kernels = store.measured_families();
   if (kernels.empty()) throw InputError(common.db + ": holds no measurements yet; run `ktune tune` first");
+  for (const auto& kernel : kernels) require_space_file(kernel, options.backend);
   nlohmann::json written = nlohmann::json::array();
   for (const auto& kernel : kernels) {
     const auto exported = export_tuned_family(store, kernel, options.backend, options.out);
@@ -48,7 +72,9 @@ void register_export(CLI::App& app, CommonOptions& common, Action& action) {
       "Lookup in the header falls back device -> architecture -> vendor -> default, nearest shape first.");
   command->add_option("--kernel,-k", options->kernels, "Kernel to export; repeat for several (default: all measured)");
   command->add_option("--backend,-b", options->backend, "Backend whose results to export")->capture_default_str();
-  command->add_option("--out,-o", options->out, "Output directory")->capture_default_str();
+  command->add_option("--out,-o", options->out, "Output directory")
+      ->capture_default_str()
+      ->check(non_empty("give a directory, or leave out --out for ./tuned"));
   add_common_options(*command, common);
   command->callback([options, &common, &action] { action = [options, &common] { return run_export(*options, common); }; });
 }

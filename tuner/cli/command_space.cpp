@@ -29,6 +29,15 @@ int run_space(const SpaceOptions& options, const CommonOptions& common) {
   std::optional<SearchSpace> space;
   SpaceContext context;
   if (!options.t1.empty()) {
+    std::vector<std::string> ignored;
+    if (!options.kernel.empty()) ignored.push_back("--kernel");
+    if (!options.space_file.empty()) ignored.push_back("--space");
+    if (!options.shape.empty()) ignored.push_back("--shape");
+    if (!options.arch.empty()) ignored.push_back("--arch");
+    if (!ignored.empty())
+      throw InputError("--t1 " + options.t1 + " builds the space the T1 file describes, which " +
+                       join_names(ignored, " and ") + " would not change; leave out " + join_names(ignored, " and ") +
+                       ", or leave out --t1");
     space = load_t1_space(options.t1);
   } else {
     if (options.kernel.empty()) throw InputError("ktune space needs --kernel K (with --backend B) or --t1 FILE");
@@ -38,11 +47,17 @@ int run_space(const SpaceOptions& options, const CommonOptions& common) {
     if (!precision)
       throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
                        join_names(all_precision_names()));
+    if (!options.arch.empty()) check_arch(options.backend, options.arch);
     const Problem problem = family.make_problem(options.shape.empty() ? std::map<std::string, std::int64_t>{}
                                                                       : parse_shape(options.shape),
                                                 *precision);
-    space = SearchSpace::load(options.space_file.empty() ? default_space_file(family.name(), options.backend)
-                                                         : std::filesystem::path(options.space_file));
+    const auto space_file = options.space_file.empty() ? default_space_file(family.name(), options.backend)
+                                                       : std::filesystem::path(options.space_file);
+    space = SearchSpace::load(space_file);
+    if (space->family() != family.name() || space->backend() != options.backend)
+      throw InputError(space_file.string() + ": describes " + space->family() + " on " + space->backend() +
+                       ", not " + family.name() + " on " + options.backend +
+                       "; pass the matching --kernel and --backend, or another --space");
     // Constraints read device limits: those of a nominal device of --arch, or of the real one,
     // asked in a worker as for a tune.
     DeviceInfo device;
@@ -73,12 +88,17 @@ void register_space(CLI::App& app, CommonOptions& common, Action& action) {
   auto* command = app.add_subcommand("space", "Build a constrained search space and print its size (total, valid, seconds)");
   command->add_option("--kernel,-k", options->kernel, "Kernel family (see ktune list)");
   command->add_option("--backend,-b", options->backend, "Backend whose space to build")->capture_default_str();
-  command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (constraints may read them)");
+  command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (constraints may read them)")
+      ->check(non_empty("give dim=value pairs such as rows=256,cols=1024, or leave out --shape for the family's "
+                        "default (see ktune list)"));
   command->add_option("--precision", options->precision, "Problem precision")->capture_default_str();
-  command->add_option("--space", options->space_file, "Search-space JSON file instead of search_spaces/<kernel>.<backend>.json");
+  command->add_option("--space", options->space_file, "Search-space JSON file instead of search_spaces/<kernel>.<backend>.json")
+      ->check(non_empty("give the path of a search-space JSON file, or leave out --space for the kernel's own"));
   command->add_option("--arch", options->arch,
-                      "Build the space for a nominal device of this architecture (e.g. sm_90a) instead of the one present");
-  command->add_option("--t1", options->t1, "A T1 spec (Kernel Tuner / KTT / BAT) whose space to build");
+                      "Build the space for a nominal device of this architecture (e.g. sm_90a) instead of the one present")
+      ->check(non_empty("give a CUDA architecture such as sm_90a, or leave out --arch for the device present"));
+  command->add_option("--t1", options->t1, "A T1 spec (Kernel Tuner / KTT / BAT) whose space to build")
+      ->check(non_empty("give the path of a T1 JSON file"));
   add_common_options(*command, common);
   command->callback([options, &common, &action] { action = [options, &common] { return run_space(*options, common); }; });
 }

@@ -21,12 +21,8 @@ namespace {
 constexpr double kDefaultSecondsPerKernel = 60.0;
 
 // Finite and positive: NaN, infinities, zero and negative durations are refused (exit 2).
-const CLI::Validator kPositiveSeconds(
-    [](std::string& text) -> std::string {
-      const double value = std::strtod(text.c_str(), nullptr);
-      return std::isfinite(value) && value > 0 && value <= 1e6 ? "" : "must be a number of seconds above 0";
-    },
-    "SECONDS>0");
+const CLI::Validator kPositiveSeconds =
+    real_number(0, 1e6, true, "a number of seconds above 0 and at most 1000000 (e.g. 30)", "SECONDS>0");
 
 struct TuneOptions {
   std::vector<std::string> kernels;
@@ -88,7 +84,6 @@ void print_summary(const TuneSummary& s, const std::string& header) {
 
 int run_compile_only_command(const TuneOptions& options, TuneRequest request, const std::vector<std::string>& kernels,
                              const CommonOptions& common) {
-  if (options.arch.empty()) throw InputError("--compile-only needs --arch (e.g. --arch sm_90a)");
   nlohmann::json results = nlohmann::json::array();
   std::size_t failed = 0;
   for (const auto& kernel : kernels) {
@@ -116,8 +111,26 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
                      join_names(all_precision_names()));
   const std::vector<std::string> kernels = options.kernels.empty() ? default_family_names() : options.kernels;
   for (const auto& kernel : kernels) find_family(kernel);  // unknown names fail before any work
+  if (!options.space_file.empty() && kernels.size() != 1)
+    throw InputError("--space " + options.space_file + " is the search space of one kernel, but this tune has " +
+                     std::to_string(kernels.size()) + " (" + join_names(kernels) +
+                     "); pass exactly one --kernel with --space");
+  if (!options.arch.empty() && !options.compile_only)
+    throw InputError("--arch " + options.arch + " applies only with --compile-only (a tune measures the device "
+                     "present); add --compile-only, or leave out --arch");
+  if (options.compile_only && options.arch.empty())
+    throw InputError("--compile-only needs --arch (e.g. --arch sm_90a)");
   const std::string backend = options.backend.empty() ? best_available_backend() : options.backend;
   require_backend_built(backend);
+  if (options.compile_only) {
+    if (backend == "cpu")
+      throw InputError("--compile-only compiles GPU variants, and the cpu backend has no compile step; "
+                       "pass --backend cuda");
+    check_arch(backend, options.arch);
+  }
+  // The export directory is checked before the tune, not after minutes of measuring.
+  if (!options.compile_only && !options.no_export)
+    check_output_dir(options.export_dir, "--export-dir", "or --no-export");
 
   TuneRequest request;
   request.backend = backend;
@@ -188,18 +201,27 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       "evaluation. With no arguments: the default kernels (rmsnorm, swiglu) on the best backend\n"
       "present. Ctrl-C stops after the config in flight (exit 130); results are kept.");
   command->add_option("--kernel,-k", options->kernels, "Kernel family to tune; repeat for several (see ktune list)");
-  command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)");
-  command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (default: the family's)");
+  command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)")
+      ->check(non_empty("give cpu, cuda, hip or vulkan, or leave out --backend for the best one present"));
+  command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (default: the family's)")
+      ->check(non_empty("give dim=value pairs such as rows=256,cols=1024, or leave out --shape for the family's "
+                        "default (see ktune list)"));
   command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
   command->add_option("--strategy", options->strategy, "random (sampling without replacement: the whole space when\n"
-                      "unlimited, a spread sample under a budget) or brute_force (enumeration order)")->capture_default_str();
+                      "unlimited, a spread sample under a budget), brute_force (enumeration order),\n"
+                      "annealing (simulated annealing between neighbouring configs) or genetic\n"
+                      "(a genetic algorithm); see ktune replay for how they compare")->capture_default_str();
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
-      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max() / 2));
+      ->check(whole_number(1, std::numeric_limits<std::size_t>::max() / 2,
+                           "a whole number of configs of at least 1 (e.g. 50)", "N>=1"));
   command->add_option("--time-limit", options->time_limit, "At most SEC seconds of evaluation per kernel (reused results count\n"
                       "with the time they took when measured)")
       ->check(kPositiveSeconds);
-  command->add_option("--seed", options->seed, "Seed of the strategy and of the random inputs")->capture_default_str();
-  command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json");
+  command->add_option("--seed", options->seed, "Seed of the strategy and of the random inputs")
+      ->capture_default_str()
+      ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max(), "a whole number of at least 0 (e.g. 7)"));
+  command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json")
+      ->check(non_empty("give the path of a search-space JSON file, or leave out --space for the kernel's own"));
   command->add_option("--config-timeout", options->config_timeout,
                       "Seconds a config may take (verification and timing) before its worker is killed")
       ->capture_default_str()
@@ -210,16 +232,19 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       ->check(kPositiveSeconds);
   command->add_option("--min-samples", options->min_samples, "Timed samples at least")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+      ->check(whole_number(1, 1000000, "a whole number from 1 to 1000000 (e.g. 10)", "1..1000000"));
   command->add_option("--max-noise", options->max_noise, "Stop sampling once the relative stddev is below this")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
-  command->add_option("--export-dir", options->export_dir, "Where the generated headers go")->capture_default_str();
+      ->check(real_number(0, 1, false, "a fraction from 0 to 1 (e.g. 0.005 for 0.5%)", "0..1"));
+  command->add_option("--export-dir", options->export_dir, "Where the generated headers go")
+      ->capture_default_str()
+      ->check(non_empty("give a directory, or pass --no-export"));
   command->add_flag("--no-export", options->no_export, "Do not write generated headers");
   command->add_flag("--compile-only", options->compile_only,
                     "Compile every valid variant (GPU backends) without running anything; needs --arch; "
                     "exit 1 if any fails");
-  command->add_option("--arch", options->arch, "Target architecture for --compile-only, e.g. sm_90a");
+  command->add_option("--arch", options->arch, "Target architecture for --compile-only, e.g. sm_90a")
+      ->check(non_empty("give a CUDA architecture such as sm_90a"));
   add_common_options(*command, common);
   command->callback([options, &common, &action] {
     action = [options, &common] { return run_tune_command(*options, common); };

@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
   ktune::cli::register_tune(app, common, action);
   ktune::cli::register_export(app, common, action);
   ktune::cli::register_compare(app, common, action);
+  ktune::cli::register_replay(app, common, action);
   ktune::cli::register_worker(app, action);
 
+  bool json_requested = std::find(common.argv.begin(), common.argv.end(), "--json") != common.argv.end();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -59,22 +61,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    const std::string message = ktune::cli::describe_usage_error(app, e, common.argv);
+    std::cerr << "ktune: error: " << message << "\n";
     // --json promises a JSON document on stdout, usage errors included.
-    if (std::find(common.argv.begin(), common.argv.end(), "--json") != common.argv.end())
-      ktune::cli::print_json({{"error", e.what()}, {"exit_code", static_cast<int>(ktune::ExitCode::bad_input)}});
+    if (json_requested)
+      ktune::cli::print_json({{"error", message}, {"exit_code", static_cast<int>(ktune::ExitCode::bad_input)}});
     return static_cast<int>(ktune::ExitCode::bad_input);
   }
 
+  // `--kernel --json` takes "--json" as the kernel's name; the error still comes as JSON.
+  json_requested = json_requested || common.json;
   try {
     return action();
   } catch (const ktune::KtuneError& e) {
     std::cerr << "ktune: error: " << e.what() << "\n";
-    if (common.json) ktune::cli::print_json({{"error", e.what()}, {"exit_code", static_cast<int>(e.code())}});
+    if (json_requested) ktune::cli::print_json({{"error", e.what()}, {"exit_code", static_cast<int>(e.code())}});
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::cerr << "ktune: internal error: " << e.what() << "\n";
-    if (common.json) ktune::cli::print_json({{"error", e.what()}, {"exit_code", 1}});
+    if (json_requested) ktune::cli::print_json({{"error", e.what()}, {"exit_code", 1}});
     return 1;
   }
 }

@@ -55,7 +55,11 @@ class ValidConfigs {
   std::uint64_t total() const { return total_; }   // size of the Cartesian product
   double seconds() const { return seconds_; }      // time to enumerate
   Config config(std::size_t i) const;
-  std::optional<std::size_t> find(const Config& config) const;
+  std::optional<std::size_t> find(const Config& config) const;  // a linear search
+  // The structure search strategies move through: config i has, for parameter p, the value
+  // parameters()[p].values[value_index(i, p)].
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  std::uint32_t value_index(std::size_t i, std::size_t p) const { return indices_[i * parameters_.size() + p]; }
 
  private:
   std::vector<Parameter> parameters_;  // a copy, so the result outlives its space

@@ -1,9 +1,12 @@
 #include "tuner/strategies/strategy.hpp"
 
+#include <algorithm>
 #include <numeric>
-#include <random>
 
 #include "tuner/core/errors.hpp"
+#include "tuner/core/search_space.hpp"
+#include "tuner/strategies/annealing.hpp"
+#include "tuner/strategies/genetic.hpp"
 
 namespace ktune {
 
@@ -12,31 +15,37 @@ std::optional<std::size_t> BruteForce::propose() {
   return cursor_++;
 }
 
-RandomSampling::RandomSampling(std::size_t size, std::uint64_t seed) : order_(size), state_(seed) {
+RandomSampling::RandomSampling(std::size_t size, std::uint64_t seed) : order_(size), rng_(seed) {
   std::iota(order_.begin(), order_.end(), std::size_t{0});
 }
 
 std::optional<std::size_t> RandomSampling::propose() {
   if (drawn_ >= order_.size()) return std::nullopt;
-  // One Fisher-Yates step per proposal. splitmix64 keeps the sequence identical across
-  // platforms and standard libraries for a given seed (std::uniform_int_distribution is not).
-  state_ += 0x9e3779b97f4a7c15ull;
-  std::uint64_t z = state_;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  const std::size_t remaining = order_.size() - drawn_;
-  const std::size_t pick = drawn_ + static_cast<std::size_t>(z % remaining);
+  // One Fisher-Yates step per proposal.
+  const std::size_t pick = drawn_ + rng_.below(order_.size() - drawn_);
   std::swap(order_[drawn_], order_[pick]);
   return order_[drawn_++];
 }
 
-std::vector<std::string> strategy_names() { return {"brute_force", "random"}; }
+std::vector<std::string> strategy_names() { return {"annealing", "brute_force", "genetic", "random"}; }
+
+void check_strategy_name(const std::string& name) {
+  const auto names = strategy_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw InputError("--strategy: unknown strategy '" + name + "'; valid strategies: " + join_names(names));
+}
+
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, std::uint64_t seed) {
+  if (name == "annealing") return std::make_unique<SimulatedAnnealing>(valid, seed);
+  if (name == "genetic") return std::make_unique<GeneticAlgorithm>(valid, seed);
+  return make_strategy(name, valid.size(), seed);
+}
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size, std::uint64_t seed) {
+  check_strategy_name(name);
   if (name == "brute_force") return std::make_unique<BruteForce>(size);
   if (name == "random") return std::make_unique<RandomSampling>(size, seed);
-  throw InputError("--strategy: unknown strategy '" + name + "'; valid strategies: " + join_names(strategy_names()));
+  throw InputError("strategy '" + name + "' needs the parameters of the space, not only its size");
 }
 
 }  // namespace ktune

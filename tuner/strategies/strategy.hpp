@@ -1,8 +1,12 @@
 // A search strategy proposes which config of the valid space to evaluate next and hears back
 // how each went. Budgets and time limits are enforced by the tune loop, not by strategies.
 //
-//   auto strategy = make_strategy("random", space_size, /*seed=*/1);
+//   auto strategy = make_strategy("annealing", valid_configs, /*seed=*/1);
 //   while (auto index = strategy->next()) { ...; strategy->observe(*index, result); }
+//
+// next() may be called several times before the results come back (the tune loop compiles
+// ahead), and observe() may report an index the strategy did not propose (the family's default
+// goes first); every strategy copes with both.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +16,11 @@
 #include <vector>
 
 #include "tuner/measure/evaluation.hpp"
+#include "tuner/strategies/split_mix.hpp"
 
 namespace ktune {
+
+class ValidConfigs;
 
 class Strategy {
  public:
@@ -47,11 +54,17 @@ class RandomSampling final : public Strategy {
   std::optional<std::size_t> propose() override;
   std::vector<std::size_t> order_;
   std::size_t drawn_ = 0;
-  std::uint64_t state_;
+  SplitMix rng_;
 };
 
 std::vector<std::string> strategy_names();
 // InputError listing the valid names for an unknown strategy.
+void check_strategy_name(const std::string& name);
+// Any strategy: annealing and genetic move between neighbouring configs, so they need the
+// parameters and value indices of the valid configs, not just their count.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, std::uint64_t seed);
+// Only the strategies that need nothing but the size (brute_force, random); InputError for
+// the others.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size, std::uint64_t seed);
 
 }  // namespace ktune

@@ -1,6 +1,7 @@
 #include "tuner/tune/tune_session.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <thread>
 #include <cstdlib>
@@ -155,7 +156,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   if (space.family() != family.name() || space.backend() != request.backend)
     throw InputError(space_file.string() + ": describes " + space.family() + " on " + space.backend() + ", not " +
                      family.name() + " on " + request.backend);
-  auto strategy = make_strategy(request.strategy, 0, request.seed);  // validates the name early
+  check_strategy_name(request.strategy);  // before the device is opened
 
   // The device first: a missing backend or GPU must not leave a new database behind.
   WorkerClient worker(request.backend, request.device_index);
@@ -163,7 +164,6 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   summary.family = family.name();
   summary.backend = request.backend;
   summary.device = worker.hello(kHelloTimeoutSeconds);
-  Store store = Store::open(request.db);
   summary.problem = problem;
   summary.space_file = space_file;
   summary.bytes = family.byte_count(problem);
@@ -173,8 +173,10 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   const double needed_bytes = summary.bytes * (1.0 + 8.0 / element_bytes(problem.precision));
   if (const auto memory = summary.device.limits.find("memory_bytes");
       memory != summary.device.limits.end() && needed_bytes > static_cast<double>(memory->second))
-    throw InputError("--shape: " + problem.describe() + " needs about " + std::to_string(needed_bytes / (1 << 30)) +
-                     " GiB, more than the " + std::to_string(memory->second >> 30) + " GiB of " + summary.device.name);
+    throw InputError("--shape: " + problem.describe() + " needs about " +
+                     std::to_string(static_cast<long long>(std::ceil(needed_bytes / (1 << 30)))) + " GiB, more than the " +
+                     std::to_string(memory->second >> 30) + " GiB of " + summary.device.name +
+                     "; choose a smaller --shape");
   const SpaceContext context = make_context(problem, summary.device);
   const ValidConfigs valid = space.enumerate(context);
   summary.space_total = valid.total();
@@ -182,7 +184,11 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   summary.space_seconds = valid.seconds();
   if (valid.size() == 0)
     throw InputError(space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
-                     " on " + summary.device.name);
+                     " on " + summary.device.name + "; try another --shape or loosen the space's constraints "
+                     "(`ktune space` shows how many configs are valid)");
+
+  // Opened only now: a tune refused above must not leave a new database behind.
+  Store store = Store::open(request.db);
 
   const auto device_id = store.upsert_device(summary.device);
   const auto kernel_id = store.upsert_kernel(family.name(), request.backend, source_hash);
@@ -196,7 +202,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   // The family's default goes first, so every tune reports its speed-up over the default.
   std::optional<std::size_t> default_index;
   if (space.default_config()) default_index = valid.find(*space.default_config());
-  strategy = make_strategy(request.strategy, valid.size(), request.seed);
+  auto strategy = make_strategy(request.strategy, valid, request.seed);
   bool default_pending = default_index.has_value();
   auto next_index = [&]() -> std::optional<std::size_t> {
     if (default_pending) {

@@ -1,0 +1,282 @@
+// The neighbourhood strategies (annealing, genetic) and the offline replay that scores them:
+// determinism, no repeats, full coverage, failures, search quality on a smooth space, and the
+// exact random baseline of the score.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+#include "tuner/core/errors.hpp"
+#include "tuner/core/search_space.hpp"
+#include "tuner/formats/kernel_tuner_cache.hpp"
+#include "tuner/strategies/replay.hpp"
+#include "tuner/strategies/strategy.hpp"
+
+namespace ktune {
+namespace {
+
+const std::vector<std::string> kNeighbourhoodStrategies{"annealing", "genetic"};
+
+std::vector<Value> integers(int count) {
+  std::vector<Value> values;
+  for (int v = 0; v < count; ++v) values.push_back(Value{std::int64_t{v}});
+  return values;
+}
+
+// A two-parameter grid of `side` x `side` values, keeping the points `keep` accepts.
+ValidConfigs grid(int side, const std::function<bool(int, int)>& keep = [](int, int) { return true; }) {
+  std::vector<std::uint32_t> indices;
+  for (int a = 0; a < side; ++a)
+    for (int b = 0; b < side; ++b)
+      if (keep(a, b)) indices.insert(indices.end(), {static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
+  const auto total = static_cast<std::uint64_t>(side) * static_cast<std::uint64_t>(side);
+  return ValidConfigs({Parameter{"a", integers(side), ""}, Parameter{"b", integers(side), ""}}, std::move(indices),
+                      total, 0.0);
+}
+
+// Time in ms as a function of the two parameters' values; NaN means the config fails.
+using Objective = std::function<double(std::int64_t, std::int64_t)>;
+
+double smooth(std::int64_t a, std::int64_t b) { return double((a - 7) * (a - 7) + (b - 3) * (b - 3) + 1); }
+
+EvaluationResult evaluate(const ValidConfigs& valid, std::size_t index, const Objective& objective) {
+  const Config config = valid.config(index);
+  const double ms = objective(config.get_int("a"), config.get_int("b"));
+  EvaluationResult result;
+  if (std::isnan(ms)) {
+    result.outcome = Outcome::launch_error;
+    return result;
+  }
+  result.stats.count = 1;
+  result.stats.median_ns = ms * 1e6;
+  return result;
+}
+
+// Proposals in order, each observed before the next, until the strategy stops or `budget`.
+std::vector<std::size_t> run(Strategy& strategy, const ValidConfigs& valid, const Objective& objective,
+                             std::size_t budget = static_cast<std::size_t>(-1)) {
+  std::vector<std::size_t> order;
+  while (order.size() < budget) {
+    const auto index = strategy.next();
+    if (!index) break;
+    order.push_back(*index);
+    strategy.observe(*index, evaluate(valid, *index, objective));
+  }
+  return order;
+}
+
+double best_time(const ValidConfigs& valid, const std::vector<std::size_t>& order, const Objective& objective) {
+  double best = INFINITY;
+  for (const std::size_t index : order) {
+    const Config config = valid.config(index);
+    const double ms = objective(config.get_int("a"), config.get_int("b"));
+    if (!std::isnan(ms)) best = std::min(best, ms);
+  }
+  return best;
+}
+
+TEST(SearchStrategies, DeterministicPerSeed) {
+  const ValidConfigs valid = grid(20);
+  for (const std::string& name : kNeighbourhoodStrategies) {
+    auto a = make_strategy(name, valid, 7);
+    auto b = make_strategy(name, valid, 7);
+    auto c = make_strategy(name, valid, 8);
+    const auto order_a = run(*a, valid, smooth, 150);
+    EXPECT_EQ(order_a, run(*b, valid, smooth, 150)) << name;
+    EXPECT_NE(order_a, run(*c, valid, smooth, 150)) << name;
+  }
+}
+
+// Holes in the grid (as constraints cut them) make the adjacent-value moves fail, so the
+// fallbacks are exercised too.
+TEST(SearchStrategies, VisitEveryConfigOnceWhenUnlimited) {
+  const ValidConfigs valid = grid(12, [](int a, int b) { return (a + 2 * b) % 3 != 0; });
+  for (const std::string& name : kNeighbourhoodStrategies) {
+    auto strategy = make_strategy(name, valid, 3);
+    const auto order = run(*strategy, valid, smooth);
+    EXPECT_EQ(order.size(), valid.size()) << name;
+    EXPECT_EQ(std::set<std::size_t>(order.begin(), order.end()).size(), valid.size()) << name << ": an index twice";
+    EXPECT_FALSE(strategy->next().has_value()) << name;
+  }
+}
+
+// The tune loop asks for several configs before the first result comes back, and reports the
+// family's default config, which the strategy never proposed: neither may lead to a repeat.
+TEST(SearchStrategies, NoRepeatsWithLookaheadAndForeignObservations) {
+  const ValidConfigs valid = grid(10);
+  const std::size_t foreign = 37;
+  for (const std::string& name : kNeighbourhoodStrategies) {
+    auto strategy = make_strategy(name, valid, 5);
+    strategy->observe(foreign, evaluate(valid, foreign, smooth));
+    std::vector<std::size_t> seen{foreign};
+    std::vector<std::size_t> pending;
+    while (true) {
+      while (pending.size() < 4)
+        if (auto index = strategy->next()) pending.push_back(*index);
+        else break;
+      if (pending.empty()) break;
+      const std::size_t index = pending.front();
+      pending.erase(pending.begin());
+      seen.push_back(index);
+      strategy->observe(index, evaluate(valid, index, smooth));
+    }
+    EXPECT_EQ(seen.size(), valid.size()) << name;
+    EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), valid.size()) << name << ": an index twice";
+  }
+}
+
+TEST(SearchStrategies, ToleratesFailures) {
+  const ValidConfigs valid = grid(12);
+  const Objective all_fail = [](std::int64_t, std::int64_t) { return NAN; };
+  // Every third column fails, the optimum's neighbours among them.
+  const Objective some_fail = [](std::int64_t a, std::int64_t b) { return a % 3 == 0 ? NAN : smooth(a, b); };
+  for (const std::string& name : kNeighbourhoodStrategies) {
+    auto failing = make_strategy(name, valid, 1);
+    EXPECT_EQ(run(*failing, valid, all_fail).size(), valid.size()) << name;
+    auto mixed = make_strategy(name, valid, 1);
+    const auto order = run(*mixed, valid, some_fail);
+    EXPECT_EQ(std::set<std::size_t>(order.begin(), order.end()).size(), valid.size()) << name;
+  }
+}
+
+// On (a-7)^2 + (b-3)^2 + 1 over 20x20 with a budget of 10% of the space, random sampling finds
+// the optimum with probability 0.1; a search that follows the slope should nearly always.
+TEST(SearchStrategies, FindTheOptimumOfASmoothSpaceFarMoreOftenThanRandom) {
+  const ValidConfigs valid = grid(20);
+  constexpr std::size_t kBudget = 40;
+  constexpr int kSeeds = 20;
+  const auto hit_rate = [&](const std::string& name) {
+    int hits = 0;
+    for (int seed = 1; seed <= kSeeds; ++seed) {
+      auto strategy = make_strategy(name, valid, static_cast<std::uint64_t>(seed));
+      hits += best_time(valid, run(*strategy, valid, smooth, kBudget), smooth) == 1.0;
+    }
+    return static_cast<double>(hits) / kSeeds;
+  };
+  const double random_rate = hit_rate("random");
+  EXPECT_LT(random_rate, 0.35);
+  for (const std::string& name : kNeighbourhoodStrategies) {
+    const double rate = hit_rate(name);
+    EXPECT_GE(rate, 0.7) << name;
+    EXPECT_GT(rate, random_rate + 0.4) << name;
+  }
+}
+
+// All subsets of the budget's size, each equally likely: the mean of their minima.
+double exhaustive_expected_best(const std::vector<double>& times, std::size_t budget) {
+  const std::size_t n = times.size();
+  double sum = 0;
+  std::size_t subsets = 0;
+  std::vector<bool> chosen(n, false);
+  std::fill(chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(budget), true);
+  do {
+    double best = INFINITY;
+    for (std::size_t i = 0; i < n; ++i)
+      if (chosen[i]) best = std::min(best, times[i]);
+    sum += best;
+    ++subsets;
+  } while (std::prev_permutation(chosen.begin(), chosen.end()));
+  return sum / static_cast<double>(subsets);
+}
+
+TEST(Replay, ExpectedBestOfRandomIsExact) {
+  const std::vector<double> times{5.0, 2.5, 9.0, 2.5, 7.0, 3.0, 11.0, 4.0, 6.5};  // a tie included
+  for (std::size_t budget = 1; budget <= times.size(); ++budget)
+    EXPECT_NEAR(expected_best_of_random(times, budget), exhaustive_expected_best(times, budget), 1e-12)
+        << "budget " << budget;
+  EXPECT_DOUBLE_EQ(expected_best_of_random(times, 100), 2.5);  // past the space: the whole space
+}
+
+// A small cache in memory: x in 1..4, y in 1..3, time = x * y, and x = 4, y = 3 failed.
+KernelTunerCache small_cache() {
+  KernelTunerCache cache;
+  cache.kernel_name = "small";
+  cache.tune_params_keys = {"x", "y"};
+  std::vector<Value> xs, ys;
+  for (std::int64_t v = 1; v <= 4; ++v) xs.push_back(Value{v});
+  for (std::int64_t v = 1; v <= 3; ++v) ys.push_back(Value{v});
+  cache.tune_params = {{"x", xs}, {"y", ys}};
+  for (std::int64_t x = 1; x <= 4; ++x) {
+    for (std::int64_t y = 1; y <= 3; ++y) {
+      KernelTunerRecord record;
+      record.config = {Value{x}, Value{y}};
+      record.key = kernel_tuner_key(record.config);
+      if (x == 4 && y == 3)
+        record.failure = KernelTunerFailure::runtime_failed;
+      else
+        record.time_ms = static_cast<double>(x * y) + 0.5;
+      cache.records.push_back(record);
+    }
+  }
+  return cache;
+}
+
+// Knows the answer: proposes the fastest config first.
+class Oracle final : public Strategy {
+ public:
+  explicit Oracle(std::size_t best) : best_(best) {}
+
+ private:
+  std::optional<std::size_t> propose() override {
+    if (done_) return std::nullopt;
+    done_ = true;
+    return best_;
+  }
+  std::size_t best_;
+  bool done_ = false;
+};
+
+TEST(Replay, BuildsTheSpaceFromACache) {
+  const ReplaySpace space = replay_space(small_cache());
+  ASSERT_EQ(space.valid.size(), 12u);
+  EXPECT_EQ(space.valid.config(5).get_int("x"), 2);
+  EXPECT_EQ(space.valid.config(5).get_int("y"), 3);
+  EXPECT_EQ(space.recorded_result(11).outcome, Outcome::launch_error);
+  EXPECT_DOUBLE_EQ(space.recorded_result(0).stats.median_ns, 1.5e6);
+  // The failure scores as the slowest success, 3 * 3 + 0.5.
+  EXPECT_DOUBLE_EQ(space.scoring_times_ms()[11], 9.5);
+}
+
+TEST(Replay, OracleScoresOneAndRandomScoresZeroOnAverage) {
+  const ReplaySpace space = replay_space(small_cache());
+  constexpr std::size_t kBudget = 3;
+  const ReplayBaseline baseline = replay_baseline(space, kBudget);
+  EXPECT_DOUBLE_EQ(baseline.optimum_ms, 1.5);
+  Oracle oracle(0);
+  EXPECT_DOUBLE_EQ(replay_score(replay_best_ms(space, oracle, kBudget), baseline), 1.0);
+
+  const StrategyScore random = score_strategy(space, "random", kBudget, 4000, 1);
+  EXPECT_NEAR(random.mean_score, 0.0, 0.05);
+  EXPECT_NEAR(random.mean_best_ms, baseline.random_ms, 0.05 * baseline.random_ms);
+  EXPECT_GT(random.stddev_score, 0.0);
+}
+
+TEST(Replay, RefusesACacheWithoutSuccesses) {
+  KernelTunerCache cache = small_cache();
+  for (KernelTunerRecord& record : cache.records) {
+    record.time_ms.reset();
+    record.failure = KernelTunerFailure::compilation_failed;
+  }
+  EXPECT_THROW(replay_space(cache), InputError);
+}
+
+std::filesystem::path shared_cache(const std::string& name) {
+  return std::filesystem::path(KTUNE_SHARED_DATA_DIR) / "kernel_tuner_caches" / name;
+}
+
+// On a real GPU space both searches must beat random sampling at 5% of the space.
+TEST(Replay, NeighbourhoodStrategiesBeatRandomOnARecordedGpuSpace) {
+  const auto file = shared_cache("convolution_milo_A100.json.gz");
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is not beside this checkout";
+  const ReplaySpace space = replay_space(load_kernel_tuner_cache(file));
+  ASSERT_EQ(space.valid.size(), 4362u);
+  const std::size_t budget = space.valid.size() / 20;
+  for (const std::string& name : kNeighbourhoodStrategies)
+    EXPECT_GT(score_strategy(space, name, budget, 10, 1).mean_score, 0.2) << name;
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,131 @@
+// `ktune replay --cache FILE`: scores search strategies offline, against the recorded times of a
+// fully measured space (a Kernel Tuner cache), over several seeds. No device is needed.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <memory>
+
+#include "tuner/cli/cli_common.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/formats/kernel_tuner_cache.hpp"
+#include "tuner/strategies/replay.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct ReplayOptions {
+  std::string cache_file;
+  std::vector<std::string> strategies{"random", "annealing", "genetic"};
+  std::vector<std::size_t> budgets;
+  std::vector<double> budget_fractions;
+  std::size_t repeats = 20;
+  std::uint64_t seed = 1;
+};
+
+// Every budget asked for, in evaluations; 5% of the space when none is given.
+std::vector<std::size_t> budgets_for(const ReplayOptions& options, std::size_t space_size) {
+  std::vector<std::size_t> budgets = options.budgets;
+  for (const double fraction : options.budget_fractions)
+    budgets.push_back(std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(fraction * space_size))));
+  if (budgets.empty()) budgets.push_back(std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(0.05 * space_size))));
+  return budgets;
+}
+
+std::string fixed(double value, int decimals) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+void print_table(const std::vector<StrategyScore>& scores, const std::vector<ReplayBaseline>& baselines) {
+  std::vector<std::vector<std::string>> rows{
+      {"budget", "strategy", "mean best (ms)", "mean score", "stddev", "optimum (ms)", "random expects (ms)"}};
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const StrategyScore& s = scores[i];
+    rows.push_back({std::to_string(s.budget), s.strategy, fixed(s.mean_best_ms, 4), fixed(s.mean_score, 3),
+                    fixed(s.stddev_score, 3), fixed(baselines[i].optimum_ms, 4), fixed(baselines[i].random_ms, 4)});
+  }
+  std::vector<std::size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const std::string padding(widths[c] - row[c].size(), ' ');
+      std::cout << (c < 2 ? row[c] + padding : padding + row[c]) << (c + 1 < row.size() ? "  " : "\n");
+    }
+  }
+}
+
+int run_replay(const ReplayOptions& options, const CommonOptions& common) {
+  const KernelTunerCache cache = load_kernel_tuner_cache(options.cache_file);
+  const ReplaySpace space = replay_space(cache);
+  for (const std::string& strategy : options.strategies) check_strategy_name(strategy);
+
+  std::vector<StrategyScore> scores;
+  std::vector<ReplayBaseline> baselines;
+  for (const std::size_t budget : budgets_for(options, space.valid.size())) {
+    const ReplayBaseline baseline = replay_baseline(space, budget);
+    for (const std::string& strategy : options.strategies) {
+      scores.push_back(score_strategy(space, strategy, budget, options.repeats, options.seed));
+      baselines.push_back(baseline);
+    }
+  }
+
+  if (common.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < scores.size(); ++i)
+      rows.push_back({{"strategy", scores[i].strategy},
+                      {"budget", scores[i].budget},
+                      {"repeats", scores[i].repeats},
+                      {"mean_best_ms", scores[i].mean_best_ms},
+                      {"mean_score", scores[i].mean_score},
+                      {"stddev_score", scores[i].stddev_score},
+                      {"optimum_ms", baselines[i].optimum_ms},
+                      {"random_expected_ms", baselines[i].random_ms}});
+    print_json({{"cache", options.cache_file},
+                {"kernel", cache.kernel_name},
+                {"device", cache.device_name},
+                {"configs", space.valid.size()},
+                {"first_seed", options.seed},
+                {"results", rows}});
+    return 0;
+  }
+  std::cout << cache.kernel_name << " on " << cache.device_name << ": " << space.valid.size() << " configs, "
+            << options.repeats << " repeats from seed " << options.seed << "\n";
+  print_table(scores, baselines);
+  return 0;
+}
+
+}  // namespace
+
+void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
+  auto options = std::make_shared<ReplayOptions>();
+  auto* command = app.add_subcommand(
+      "replay",
+      "Score search strategies offline on a fully measured space (a Kernel Tuner cache): each\n"
+      "strategy runs against the recorded times with a budget of evaluations, over several seeds.\n"
+      "score = (best found - random) / (optimum - random), where random is the expected best of\n"
+      "random sampling without replacement with the same budget: 0 is no better than random,\n"
+      "1 always finds the optimum.");
+  command->add_option("--cache", options->cache_file, "Kernel Tuner cache (.json or .json.gz) of a brute-forced space")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--strategy", options->strategies, "Strategy to score; repeat for several (default: random,\n"
+                      "annealing and genetic)");
+  command->add_option("--budget", options->budgets, "Evaluations per run; repeat for several")
+      ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max() / 2));
+  command->add_option("--budget-fraction", options->budget_fractions,
+                      "Evaluations per run as a fraction of the space, e.g. 0.02; repeat for several\n"
+                      "(default, without --budget: 0.05)")
+      ->check(CLI::Range(1e-9, 1.0));
+  command->add_option("--repeats", options->repeats, "Runs per strategy and budget, with seeds seed, seed+1, ...")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}))
+      ->capture_default_str();
+  command->add_option("--seed", options->seed, "Seed of the first run")->capture_default_str();
+  command->add_flag("--json", common.json, "Print one machine-readable JSON document on stdout");
+  command->callback([options, &common, &action] { action = [options, &common] { return run_replay(*options, common); }; });
+}
+
+}  // namespace ktune::cli

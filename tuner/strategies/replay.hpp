@@ -1,0 +1,78 @@
+// Offline replay: runs a strategy against the recorded times of a fully measured space (a
+// Kernel Tuner cache) instead of a GPU, and scores it the way the auto-tuning methodology
+// literature does (Willemsen et al., FGCS 2024):
+//
+//   score = (strategy - random) / (optimum - random)
+//
+// on the best time found within a budget of evaluations, where "random" is the expected best of
+// random sampling without replacement with the same budget: 0 is no better than random, 1 is
+// always the optimum.
+//
+//   const ReplaySpace space = replay_space(load_kernel_tuner_cache("convolution_A100.json.gz"));
+//   const StrategyScore s = score_strategy(space, "annealing", /*budget=*/200, /*repeats=*/20, /*first_seed=*/1);
+//
+// The cache's records become a ValidConfigs directly (its tune_params are the parameters, each
+// record a row of value indices), so the strategies run on exactly the interface the tune loop
+// gives them; no separate "space view" is needed.
+//
+// A failed record (compile or runtime failure) is a failed config for the strategy. For scoring,
+// a budget that found no successful config counts as the slowest successful time of the space,
+// for the strategy and the random baseline alike.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/core/search_space.hpp"
+#include "tuner/formats/kernel_tuner_cache.hpp"
+#include "tuner/measure/evaluation.hpp"
+#include "tuner/strategies/strategy.hpp"
+
+namespace ktune {
+
+struct ReplaySpace {
+  ValidConfigs valid;                          // one config per record, in file order
+  std::vector<std::optional<double>> time_ms;  // per config; nullopt for a failed record
+  std::vector<std::optional<KernelTunerFailure>> failure;
+
+  // What evaluating config `index` gave when the space was measured.
+  EvaluationResult recorded_result(std::size_t index) const;
+  // Per config, the time scoring uses: failures take the slowest successful time.
+  std::vector<double> scoring_times_ms() const;
+};
+
+// InputError when a record's value is not in its parameter's list or no record succeeded.
+ReplaySpace replay_space(const KernelTunerCache& cache);
+
+// The expected minimum of `budget` times drawn without replacement from `times_ms`, exactly:
+// with the times sorted, the k-th smallest (1-based, of N) is the minimum with probability
+// C(N-k, budget-1) / C(N, budget). A budget of 0 is refused; one above N is N.
+double expected_best_of_random(std::vector<double> times_ms, std::size_t budget);
+
+// The best scoring time a strategy finds within `budget` evaluations (fewer when it runs out).
+double replay_best_ms(const ReplaySpace& space, Strategy& strategy, std::size_t budget);
+
+struct ReplayBaseline {
+  double optimum_ms;
+  double random_ms;  // expected best of random sampling with the same budget
+};
+ReplayBaseline replay_baseline(const ReplaySpace& space, std::size_t budget);
+// 1 when random sampling already expects the optimum (a budget of the whole space) and the
+// strategy reached it, 0 when it did not.
+double replay_score(double best_ms, const ReplayBaseline& baseline);
+
+struct StrategyScore {
+  std::string strategy;
+  std::size_t budget = 0;
+  std::size_t repeats = 0;
+  double mean_best_ms = 0;
+  double mean_score = 0;
+  double stddev_score = 0;  // sample standard deviation over the repeats; 0 for one repeat
+};
+// Runs `strategy` with seeds first_seed, first_seed + 1, ... (`repeats` of them).
+StrategyScore score_strategy(const ReplaySpace& space, const std::string& strategy, std::size_t budget,
+                             std::size_t repeats, std::uint64_t first_seed);
+
+}  // namespace ktune
