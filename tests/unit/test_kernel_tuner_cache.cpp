@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include "tests/unit/input_error_expectations.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/formats/data_file.hpp"
 #include "tuner/formats/gzip.hpp"
@@ -19,22 +20,6 @@
 
 namespace ktune {
 namespace {
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-InputError: " << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError was thrown";
-  return "";
-}
-
-#define EXPECT_MENTIONS(message, fragment) \
-  EXPECT_NE(std::string(message).find(fragment), std::string::npos) << "message: " << (message)
 
 // A cache as Kernel Tuner writes it: the header with indent="", one record per line. It mixes
 // integer, real and string parameters, every error kind, a NaN metric and an observer's list.

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "tests/unit/input_error_expectations.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/formats/data_file.hpp"
 #include "tuner/formats/gzip.hpp"
@@ -12,19 +13,6 @@
 
 namespace ktune {
 namespace {
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-InputError: " << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError was thrown";
-  return "";
-}
 
 TEST(PythonJson, FloatReprMatchesPython) {
   // Expected texts are Python 3.11's repr() of the same doubles.

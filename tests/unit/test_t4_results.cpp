@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "tests/unit/input_error_expectations.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/formats/data_file.hpp"
 #include "tuner/formats/gzip.hpp"
@@ -18,22 +19,6 @@
 
 namespace ktune {
 namespace {
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-InputError: " << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError was thrown";
-  return "";
-}
-
-#define EXPECT_MENTIONS(message, fragment) \
-  EXPECT_NE(std::string(message).find(fragment), std::string::npos) << "message: " << (message)
 
 // json.dumps(..., indent=2) of two results: one measured, one that failed to compile.
 const std::string kSmallT4 = R"({

@@ -1,36 +1,15 @@
 #include "tuner/core/search_space.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <limits>
 
 #include "tuner/core/errors.hpp"
+#include "tuner/core/json_file.hpp"
 
 namespace ktune {
 namespace {
-
-// "[json.exception.parse_error.101] parse error at line 5, column 1: ..." without the library's tag.
-std::string parse_error_text(const nlohmann::json::parse_error& e) {
-  std::string text = e.what();
-  if (!text.empty() && text.front() == '[') {
-    const auto end = text.find("] ");
-    if (end != std::string::npos) text.erase(0, end + 2);
-  }
-  return text;
-}
-
-// Opens a JSON file for reading; InputError names the file and says why it cannot be read.
-std::ifstream open_json_file(const std::filesystem::path& file, const std::string& what, const std::string& hint) {
-  std::error_code error;
-  if (std::filesystem::is_directory(file, error))
-    throw InputError(file.string() + ": is a directory, not " + what + "; " + hint);
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string() + ": cannot open " + what + " (" + std::strerror(errno) + "); " + hint);
-  return in;
-}
 
 nlohmann::json read_json_file(const std::filesystem::path& file) {
   std::ifstream in = open_json_file(file, "a search-space file", "check the path");
