@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "kernels/copy/copy.hpp"
 #include "kernels/family.hpp"
 #include "kernels/geglu/geglu.hpp"
 #include "kernels/layernorm/layernorm.hpp"
@@ -26,7 +27,7 @@ bool test_families_enabled() {
 }  // namespace
 
 std::vector<const KernelFamily*> all_families() {
-  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family()};
+  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family()};
   if (test_families_enabled()) families.push_back(&fault_injection_family());
   return families;
 }

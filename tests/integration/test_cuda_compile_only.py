@@ -5,7 +5,7 @@ import os
 
 import harness
 
-SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130"}
+SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130", "copy": "n=1001"}
 
 
 class CudaCompileOnly(harness.KtuneTestCase):

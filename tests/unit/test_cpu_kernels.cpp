@@ -52,6 +52,29 @@ TEST_P(CpuFamilies, EveryValidConfigIsCorrectOnOddShapes) {
 
 INSTANTIATE_TEST_SUITE_P(Shipped, CpuFamilies, ::testing::Values("rmsnorm", "swiglu", "geglu", "layernorm", "residual_layernorm", "softmax", "softmax_dropout"));
 
+// Copy has one dim, n: sizes below one chunk, between chunks and of odd byte counts.
+TEST(CpuCopy, EveryValidConfigIsExactOnOddSizes) {
+  CpuBackend backend;
+  const KernelFamily& family = find_family("copy");
+  const SearchSpace space = SearchSpace::load(std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces" / "copy.cpu.json");
+  std::size_t checked = 0;
+  for (Precision precision : family.precisions())
+    for (const std::int64_t n : {1, 17, 4097, 300001}) {
+      const Problem problem = family.make_problem({{"n", n}}, precision);
+      SpaceContext context{{"n", Value{n}}, {"element_bytes", Value{std::int64_t{element_bytes(precision)}}}};
+      for (const auto& [name, value] : backend.device().limits) context[name] = Value{value};
+      const ValidConfigs valid = space.enumerate(context);
+      ASSERT_GT(valid.size(), 0u);
+      for (std::size_t i = 0; i < valid.size(); ++i) {
+        const EvaluationResult result = backend.evaluate(family, problem, valid.config(i), one_sample());
+        ASSERT_EQ(result.outcome, Outcome::ok) << problem.describe() << " " << valid.config(i).describe() << ": " << result.message;
+        EXPECT_EQ(result.error, 0.0) << "a copy is exact";
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 20u);
+}
+
 TEST(CpuBackend, ReferenceCatchesWrongAndNaNOutputs) {
   setenv("KTUNE_ENABLE_TEST_FAMILIES", "1", 1);
   CpuBackend backend;

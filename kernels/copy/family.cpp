@@ -1,0 +1,45 @@
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/copy/copy.hpp"
+
+namespace ktune {
+namespace {
+
+class CopyFamily final : public KernelFamily {
+ public:
+  std::string name() const override { return "copy"; }
+  std::string summary() const override {
+    return "Copy of n elements: the bandwidth ceiling that bench compares memory-bound kernels with";
+  }
+  std::vector<DimSpec> dims() const override { return {{"n", 1 << 24, "elements copied"}}; }
+  std::vector<Precision> precisions() const override {
+    return {Precision::fp32, Precision::fp16, Precision::bf16};
+  }
+  std::vector<TensorSpec> tensors(const Problem& problem) const override {
+    const auto n = problem.dim("n");
+    return {{"x", n, false}, {"out", n, true}};
+  }
+  double flop_count(const Problem&) const override { return 0; }
+  void reference(const Problem&, HostTensors& tensors) const override { tensors[1] = tensors[0]; }
+  const CpuKernel* cpu_kernel() const override { return &copy_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/copy/copy.cu", "copy_kernel"};
+    return &source;
+  }
+};
+
+}  // namespace
+
+const KernelFamily& copy_family() {
+  static const CopyFamily family;
+  return family;
+}
+
+Problem copy_problem_for_bytes(double bytes_moved, Precision precision) {
+  const double elements = bytes_moved / (2.0 * element_bytes(precision));
+  const auto n = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(elements)));
+  return copy_family().make_problem({{"n", n}}, precision);
+}
+
+}  // namespace ktune
