@@ -31,196 +31,22 @@
 #include <unordered_map>
 #include <utility>
 
+#include "db/store_impl.hpp"
 #include "ktune/migrations.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
 namespace fs = std::filesystem;
+using namespace store_detail;
 
 namespace {
 
 // PRAGMA application_id of every ktune database: "ktun" in ASCII. Together with the
 // schema_migrations table it marks a file as a ktune database.
 constexpr std::int32_t kApplicationId = 0x6B74756E;
-constexpr int kBusyTimeoutMs = 30000;
 constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
                                    'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
 
-std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
-
-std::string now_iso8601() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[40];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", text, static_cast<int>(millis));
-  return out;
-}
-
-// JSON text for a column; invalid UTF-8 (e.g. in compiler output) is replaced, not fatal.
-std::string dump(const nlohmann::json& json) {
-  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string shorten(std::string_view sql) {
-  constexpr std::size_t kMax = 240;
-  std::string out(sql.substr(0, kMax));
-  for (char& c : out)
-    if (c == '\n') c = ' ';
-  if (sql.size() > kMax) out += "...";
-  return out;
-}
-
-// The one error check: throws with the file, the SQL and sqlite3_errmsg. Errors that are about
-// the database file (locked, read-only, full disk, I/O, corruption) are the user's to fix and
-// throw InputError with a hint; anything else is a bug in ktune and throws std::runtime_error.
-[[noreturn]] void fail(sqlite3* db, int rc, std::string_view sql, const fs::path& path) {
-  const std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  const std::string code = sqlite3_errstr(rc);
-  const std::string detail =
-      message + (message == code ? "" : " (" + code + ")") + " while running: " + shorten(sql);
-  std::string hint;
-  switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      hint = "Another process kept the database locked for more than " +
-             std::to_string(kBusyTimeoutMs / 1000) + " s; retry when it has finished";
-      break;
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_CANTOPEN:
-    case SQLITE_AUTH:
-      hint = "Check that the file and its directory exist and are writable by you";
-      break;
-    case SQLITE_FULL: hint = "The disk is full; free some space and rerun"; break;
-    case SQLITE_IOERR: hint = "The file could not be read or written (I/O error)"; break;
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      hint = "The database is corrupt; restore it from a backup, recover it with `sqlite3 " +
-             path.string() + " .recover`, or use a new database file";
-      break;
-    default:
-      throw std::runtime_error("database " + quoted(path) + ": " + detail);
-  }
-  throw InputError("database " + quoted(path) + ": " + detail + ". " + hint);
-}
-
-void check(sqlite3* db, int rc, std::string_view sql, const fs::path& path) {
-  if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) fail(db, rc, sql, path);
-}
-
-void exec(sqlite3* db, std::string_view sql, const fs::path& path) {
-  check(db, sqlite3_exec(db, std::string(sql).c_str(), nullptr, nullptr, nullptr), sql, path);
-}
-
-// RAII prepared statement. Columns that hold NULL read as NaN (SQLite stores NaN as NULL).
-class Statement {
- public:
-  Statement(sqlite3* db, std::string_view sql, const fs::path& path)
-      : db_(db), sql_(sql), path_(&path) {
-    check(db_, sqlite3_prepare_v2(db_, sql_.c_str(), static_cast<int>(sql_.size()), &stmt_, nullptr),
-          sql_, *path_);
-  }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  ~Statement() { sqlite3_finalize(stmt_); }
-
-  Statement& bind_int(int index, std::int64_t value) {
-    return checked(sqlite3_bind_int64(stmt_, index, value));
-  }
-  Statement& bind_real(int index, double value) {
-    return checked(sqlite3_bind_double(stmt_, index, value));
-  }
-  Statement& bind_text(int index, std::string_view value) {
-    return checked(sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
-                                     SQLITE_TRANSIENT));
-  }
-  // true while there is a row to read.
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail(db_, rc, sql_, *path_);
-  }
-  void run() {
-    while (step()) {
-    }
-  }
-  // Ready for the next use; also ends the implicit read transaction of a half-read SELECT.
-  void reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-
-  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
-  std::int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
-  double real(int column) const {
-    return is_null(column) ? std::numeric_limits<double>::quiet_NaN()
-                           : sqlite3_column_double(stmt_, column);
-  }
-  std::string text(int column) const {
-    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
-    return data ? std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)))
-                : std::string();
-  }
-
- private:
-  Statement& checked(int rc) {
-    check(db_, rc, sql_, *path_);
-    return *this;
-  }
-
-  sqlite3* db_;
-  std::string sql_;
-  const fs::path* path_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-// A cached statement in use; resets it when the use ends.
-class Query {
- public:
-  explicit Query(Statement& statement) : statement_(statement) {}
-  Query(const Query&) = delete;
-  Query& operator=(const Query&) = delete;
-  ~Query() { statement_.reset(); }
-  Statement* operator->() { return &statement_; }
-
- private:
-  Statement& statement_;
-};
-
-// BEGIN IMMEDIATE takes the write lock up front (waiting up to the busy timeout), so a
-// transaction never fails half-way because another process wrote first.
-class Transaction {
- public:
-  Transaction(sqlite3* db, const fs::path& path) : db_(db), path_(path) {
-    exec(db_, "BEGIN IMMEDIATE", path_);
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // errors ignored
-  }
-  void commit() {
-    exec(db_, "COMMIT", path_);
-    done_ = true;
-  }
-
- private:
-  sqlite3* db_;
-  const fs::path& path_;
-  bool done_ = false;
-};
-
-std::int64_t pragma_int(sqlite3* db, const char* pragma, const fs::path& path) {
-  Statement statement(db, std::string("PRAGMA ") + pragma, path);
-  return statement.step() ? statement.int64(0) : 0;
-}
 
 // What a SQLite file holds, as far as ktune cares.
 struct Contents {
@@ -423,34 +249,6 @@ void inspect_readonly(const fs::path& path) {
   }
 }
 
-nlohmann::json parse_json(const std::string& text, const fs::path& path, const std::string& what) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& error) {
-    throw InputError("database " + quoted(path) + ": " + what + " is not valid JSON (" +
-                     error.what() + ").");
-  }
-}
-
-nlohmann::json samples_to_json(const std::vector<double>& samples) {
-  nlohmann::json array = nlohmann::json::array();
-  for (double sample : samples) array.push_back(sample);  // NaN and infinities dump as null
-  return array;
-}
-
-std::vector<double> samples_from_json(const nlohmann::json& json, const fs::path& path,
-                                      const std::string& what) {
-  if (!json.is_array()) throw InputError("database " + quoted(path) + ": " + what + " is not a JSON array.");
-  std::vector<double> samples;
-  samples.reserve(json.size());
-  for (const auto& sample : json) {
-    if (sample.is_number()) samples.push_back(sample.get<double>());
-    else if (sample.is_null()) samples.push_back(std::numeric_limits<double>::quiet_NaN());
-    else throw InputError("database " + quoted(path) + ": " + what + " holds a non-number.");
-  }
-  return samples;
-}
-
 // Columns shared by load_measurements and best_measurements, in this order, from alias m.
 constexpr const char* kMeasurementColumns =
     "m.id, m.run_id, m.config, m.outcome, m.message, m.median_ns, m.min_ns, m.max_ns, m.mean_ns, "
@@ -497,105 +295,78 @@ StoredMeasurement read_measurement(const Statement& row, const fs::path& path) {
 
 }  // namespace
 
-struct Store::Impl {
-  fs::path path;
-  sqlite3* db = nullptr;
-  std::unordered_map<std::string, std::unique_ptr<Statement>> statements;
+void Store::Impl::open_read_write() {
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                 nullptr);
+  if (rc != SQLITE_OK)
+    throw InputError("cannot open database " + quoted(path) + " for writing: " +
+                     (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) +
+                     "; check that the file and its directory are writable by you.");
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  // The file may have changed since it was inspected read-only: check again before writing.
+  validate(read_contents(db, path), path);
+  enable_wal();
+  exec(db, "PRAGMA synchronous=NORMAL", path);
+  exec(db, "PRAGMA foreign_keys=ON", path);
+}
 
-  Impl() = default;
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-  ~Impl() {
-    statements.clear();      // finalize before closing
-    sqlite3_close_v2(db);    // errors ignored: nothing useful to do in a destructor
-  }
-
-  static Impl& of(const std::unique_ptr<Impl>& impl) {
-    if (!impl) throw std::logic_error("ktune::Store used after it was moved from");
-    return *impl;
-  }
-
-  Query query(const std::string& sql) {
-    auto& slot = statements[sql];
-    if (!slot) slot = std::make_unique<Statement>(db, sql, path);
-    return Query(*slot);
-  }
-  Transaction transaction() { return Transaction(db, path); }
-  std::int64_t user_version() { return pragma_int(db, "user_version", path); }
-
-  void open_read_write() {
-    const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                                   nullptr);
-    if (rc != SQLITE_OK)
-      throw InputError("cannot open database " + quoted(path) + " for writing: " +
-                       (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) +
-                       "; check that the file and its directory are writable by you.");
-    sqlite3_extended_result_codes(db, 1);
-    sqlite3_busy_timeout(db, kBusyTimeoutMs);
-    // The file may have changed since it was inspected read-only: check again before writing.
-    validate(read_contents(db, path), path);
-    enable_wal();
-    exec(db, "PRAGMA synchronous=NORMAL", path);
-    exec(db, "PRAGMA foreign_keys=ON", path);
-  }
-
-  // Switching a new database to WAL needs an exclusive lock. When two processes create the
-  // database at once, SQLite answers SQLITE_BUSY at once instead of calling the busy handler
-  // (waiting could deadlock), so retry here until the busy timeout.
-  void enable_wal() {
-    constexpr std::string_view sql = "PRAGMA journal_mode=WAL";
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
-    auto pause = std::chrono::milliseconds(1);
-    std::string got;
-    for (;;) {
-      sqlite3_stmt* stmt = nullptr;
-      int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
-      if (rc == SQLITE_OK) {
-        rc = sqlite3_step(stmt);
-        if (rc == SQLITE_ROW) {
-          const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-          got = text ? text : "";
-        }
+// Switching a new database to WAL needs an exclusive lock. When two processes create the
+// database at once, SQLite answers SQLITE_BUSY at once instead of calling the busy handler
+// (waiting could deadlock), so retry here until the busy timeout.
+void Store::Impl::enable_wal() {
+  constexpr std::string_view sql = "PRAGMA journal_mode=WAL";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  auto pause = std::chrono::milliseconds(1);
+  std::string got;
+  for (;;) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(stmt);
+      if (rc == SQLITE_ROW) {
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+        got = text ? text : "";
       }
-      sqlite3_finalize(stmt);
-      if (rc == SQLITE_ROW || rc == SQLITE_DONE) break;
-      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
-        fail(db, rc, sql, path);
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(50));
     }
-    if (got != "wal")
-      throw InputError("database " + quoted(path) + ": cannot use write-ahead logging (the journal "
-                       "mode stays '" + got + "'); keep the database on a local file system.");
+    sqlite3_finalize(stmt);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) break;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+      fail(db, rc, sql, path);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
+  if (got != "wal")
+    throw InputError("database " + quoted(path) + ": cannot use write-ahead logging (the journal "
+                     "mode stays '" + got + "'); keep the database on a local file system.");
+}
 
-  // Applies pending migrations in order, each in its own transaction. Safe when several
-  // processes open a new database at once: the version is re-read under the write lock.
-  void migrate() {
-    if (user_version() >= migrations::kLatestVersion) {
-      validate(read_contents(db, path), path);  // newer than latest: refuse
-      return;
-    }
-    for (const auto& migration : migrations::kAll) {
-      Transaction txn = transaction();
-      const Contents contents = read_contents(db, path);
-      validate(contents, path);
-      if (contents.user_version >= migration.version) continue;  // applied (by another process)
-      exec(db, migration.sql, path);
-      {
-        Statement record(db,
-                         "INSERT INTO schema_migrations (version, name, applied_at) "
-                         "VALUES (?1, ?2, ?3)",
-                         path);
-        record.bind_int(1, migration.version).bind_text(2, migration.name).bind_text(3, now_iso8601());
-        record.run();
-      }
-      exec(db, "PRAGMA user_version = " + std::to_string(migration.version), path);
-      exec(db, "PRAGMA application_id = " + std::to_string(kApplicationId), path);
-      txn.commit();
-    }
+// Applies pending migrations in order, each in its own transaction. Safe when several
+// processes open a new database at once: the version is re-read under the write lock.
+void Store::Impl::migrate() {
+  if (user_version() >= migrations::kLatestVersion) {
+    validate(read_contents(db, path), path);  // newer than latest: refuse
+    return;
   }
-};
+  for (const auto& migration : migrations::kAll) {
+    Transaction txn = transaction();
+    const Contents contents = read_contents(db, path);
+    validate(contents, path);
+    if (contents.user_version >= migration.version) continue;  // applied (by another process)
+    exec(db, migration.sql, path);
+    {
+      Statement record(db,
+                       "INSERT INTO schema_migrations (version, name, applied_at) "
+                       "VALUES (?1, ?2, ?3)",
+                       path);
+      record.bind_int(1, migration.version).bind_text(2, migration.name).bind_text(3, now_iso8601());
+      record.run();
+    }
+    exec(db, "PRAGMA user_version = " + std::to_string(migration.version), path);
+    exec(db, "PRAGMA application_id = " + std::to_string(kApplicationId), path);
+    txn.commit();
+  }
+}
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/bench_history.hpp"
 #include "tuner/core/config.hpp"
 #include "tuner/core/device.hpp"
 #include "tuner/core/problem.hpp"
@@ -112,6 +113,16 @@ class Store {
   std::vector<BestMeasurement> best_measurements(const std::string& family = "");
   // Families that have at least one measurement.
   std::vector<std::string> measured_families();
+
+  // Bench history (bench_history_store.cpp). Each result is stored in its own transaction.
+  std::int64_t begin_bench_run(const BenchRunInfo& run, std::int64_t device_id);
+  void record_bench_result(std::int64_t bench_run_id, const BenchResultRecord& result);
+  void finish_bench_run(std::int64_t bench_run_id, const std::string& status);
+  // Every stored bench result, ordered by run start time, then run, then result.
+  std::vector<BenchHistoryEntry> bench_history();
+  // Every tune's evaluations; a trace longer than `max_points` keeps an even spread of them
+  // (the first and last included) plus every point that improved on the best so far.
+  std::vector<TuningTrace> tuning_traces(std::size_t max_points);
 
  private:
   struct Impl;

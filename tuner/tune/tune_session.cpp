@@ -26,8 +26,6 @@ std::atomic<bool> g_stop_requested{false};
 
 namespace {
 
-// Opening a device (driver start-up included) gets its own limit, independent of the per-config one.
-constexpr double kHelloTimeoutSeconds = 120.0;
 
 // Marks the run failed, with the reason, when the tune ends by an exception.
 class RunGuard {
@@ -58,28 +56,6 @@ bool worth_retrying(const EvaluationResult& stored, double config_timeout_s) {
          stored.environment.value("config_timeout_s", 0.0) < config_timeout_s;
 }
 
-// FNV-1a: a stable per-problem input seed, identical on every platform.
-std::uint64_t mix_seed(std::uint64_t seed, const std::string& text) {
-  std::uint64_t hash = 1469598103934665603ull ^ seed;
-  for (unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ull;
-  return hash;
-}
-
-std::string hostname() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
-
-std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, const Config& config,
-                                                    const SpaceContext& context) {
-  std::map<std::string, std::int64_t> geometry;
-  for (const auto& [name, value] : space.launch(config, context))
-    geometry[name] = as_int(value, space.source() + ": launch." + name);
-  return geometry;
-}
-
 int compile_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 bool better(const EvaluationResult& result, const std::optional<ConfigTiming>& best) {
@@ -94,6 +70,28 @@ SpaceContext make_context(const Problem& problem, const DeviceInfo& device) {
   context["element_bytes"] = Value{std::int64_t{element_bytes(problem.precision)}};
   for (const auto& [name, value] : device.limits) context[name] = Value{value};
   return context;
+}
+
+// FNV-1a: a stable per-problem input seed, identical on every platform.
+std::uint64_t mix_seed(std::uint64_t seed, const std::string& text) {
+  std::uint64_t hash = 1469598103934665603ull ^ seed;
+  for (unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ull;
+  return hash;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+
+std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, const Config& config,
+                                                    const SpaceContext& context) {
+  std::map<std::string, std::int64_t> geometry;
+  for (const auto& [name, value] : space.launch(config, context))
+    geometry[name] = as_int(value, space.source() + ": launch." + name);
+  return geometry;
 }
 
 std::filesystem::path default_space_file(const std::string& family, const std::string& backend) {
@@ -193,7 +191,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   const auto device_id = store.upsert_device(summary.device);
   const auto kernel_id = store.upsert_kernel(family.name(), request.backend, source_hash);
   const auto problem_id = store.upsert_problem(problem);
-  RunInfo run{build_info::version, build_info::git_commit, request.argv, hostname(), "tune",
+  RunInfo run{build_info::version, build_info::git_commit, request.argv, host_name(), "tune",
               request.strategy, request.seed};
   summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
   RunGuard run_guard(store, summary.run_id);

@@ -90,6 +90,16 @@ std::filesystem::path default_space_file(const std::string& family, const std::s
 // dims, element_bytes of its precision, and the device's limits.
 SpaceContext make_context(const Problem& problem, const DeviceInfo& device);
 
+// A stable input seed per problem, identical on every platform (FNV-1a of the text over `seed`).
+std::uint64_t mix_seed(std::uint64_t seed, const std::string& text);
+// This machine's name, recorded with every run.
+std::string host_name();
+// The launch geometry (grid_x, block_x, shared_bytes, ...) the space derives for `config`.
+std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, const Config& config,
+                                                    const SpaceContext& context);
+// Seconds allowed for opening a device (driver start-up included), apart from per-config limits.
+inline constexpr double kHelloTimeoutSeconds = 120.0;
+
 TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer);
 
 // Compiles every valid variant for `arch` without a GPU (the constraints see a nominal device
