@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   ktune::cli::register_export(app, common, action);
   ktune::cli::register_bench(app, common, action);
   ktune::cli::register_compare(app, common, action);
+  ktune::cli::register_report(app, common, action);
   ktune::cli::register_replay(app, common, action);
   ktune::cli::register_worker(app, action);
 

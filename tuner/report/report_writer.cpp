@@ -1,0 +1,61 @@
+#include "tuner/report/report_writer.hpp"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "ktune/embedded/report_assets.hpp"
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+namespace {
+
+void write_file(const std::filesystem::path& path, std::string_view text) {
+  const std::filesystem::path temporary = path.string() + ".partial";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) throw InputError("--out: cannot write " + temporary.string());
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) throw InputError("--out: writing " + temporary.string() + " failed (disk full?)");
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+}  // namespace
+
+std::filesystem::path chartjs_path() {
+  const char* override_path = std::getenv("KTUNE_CHARTJS");
+  return override_path && *override_path ? override_path : "/usr/share/javascript/chart.js/chart.min.js";
+}
+
+std::vector<std::filesystem::path> write_report(const std::filesystem::path& dir, const nlohmann::json& data) {
+  const std::filesystem::path chartjs = chartjs_path();
+  std::ifstream chart_in(chartjs, std::ios::binary);
+  if (!chart_in)
+    throw BackendUnavailable("Chart.js is missing (" + chartjs.string() +
+                             "): install Debian's libjs-chart.js (apt-get install libjs-chart.js), or point "
+                             "KTUNE_CHARTJS at a chart.min.js of Chart.js 3");
+  const std::string chart_text((std::istreambuf_iterator<char>(chart_in)), std::istreambuf_iterator<char>());
+
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir))
+    throw InputError("--out " + dir.string() + ": cannot create the directory" +
+                     (error ? " (" + error.message() + ")" : std::string(" (a file of that name exists)")));
+
+  std::vector<std::filesystem::path> written;
+  for (const EmbeddedFile& asset : embedded::report_assets) {
+    const std::string name = std::filesystem::path(asset.path).filename().string();
+    const std::filesystem::path target = dir / (name == "report.html" ? "index.html" : name);
+    write_file(target, asset.text);
+    written.push_back(target);
+  }
+  write_file(dir / "chart.min.js", chart_text);
+  written.push_back(dir / "chart.min.js");
+  // NaN and infinities dump as null; invalid UTF-8 (a compiler log) is replaced, never fatal.
+  const std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  write_file(dir / "data.js", "window.KTUNE_REPORT = " + json + ";\n");
+  written.push_back(dir / "data.js");
+  return written;
+}
+
+}  // namespace ktune
