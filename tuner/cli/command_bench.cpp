@@ -20,7 +20,7 @@ struct BenchOptions {
   std::string backend;
   std::string suite;
   std::string shape;
-  std::string precision = "bf16";
+  std::string precision = "fp32";
   int repetitions = 5;
   std::string out;
   std::string tuned_dir;
