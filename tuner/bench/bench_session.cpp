@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "db/store.hpp"
@@ -155,7 +156,9 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     families.emplace(name, std::move(on_device));
   };
   for (const std::string& kernel : request.kernels) find_family(kernel);
+  std::set<std::string> problems_taken;  // family;problem key: a kernel given twice runs once
   for (const SuiteEntry& entry : request.suite.entries) {
+    if (!problems_taken.insert(entry.family + ";" + entry.problem.key()).second) continue;
     if (!request.kernels.empty() &&
         std::find(request.kernels.begin(), request.kernels.end(), entry.family) == request.kernels.end())
       continue;
@@ -261,8 +264,14 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     for (const BenchItem& item : summary.items) records.push_back(record_of(item));
     write_json_file(request.out, make_benchmark_json(summary.context, records));
   };
+  // Ctrl-C stops after the repetition in flight: a benchmark cut short has fewer repetitions than
+  // asked for and is not kept (its samples would pass for a full run in ktune compare).
+  auto complete = [&](const BenchItem& item) {
+    return item.outcome != "ok" || item.repetitions_ns.size() == static_cast<std::size_t>(request.repetitions);
+  };
   // A finished benchmark goes to the database (its own transaction), the JSON file and the screen.
   auto keep = [&](const BenchItem& item) {
+    if (!complete(item)) return;
     BenchResultRecord stored{item.name, item.role, families.at(item.family).kernel_id, store.upsert_problem(item.problem),
                              item.config, item.config_source, item.baseline_name,
                              parse_outcome(item.outcome).value_or(Outcome::ok), item.message, item.repetitions_ns,
@@ -301,7 +310,8 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
             copy_default->key() != chosen.config.key()) {
           BenchItem other = measure("baseline", copy, ChosenConfig{*copy_default, "default", 0}, baseline_name, "",
                                     std::nullopt);
-          if (other.outcome == "ok" && (item.outcome != "ok" || other.median_ns < item.median_ns)) item = other;
+          if (other.outcome == "ok" && complete(other) && (item.outcome != "ok" || other.median_ns < item.median_ns))
+            item = other;
         }
         baseline_medians[baseline_name] = item.outcome == "ok" ? item.median_ns : std::nan("");
         keep(item);

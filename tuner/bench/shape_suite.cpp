@@ -1,5 +1,6 @@
 #include "tuner/bench/shape_suite.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 
@@ -19,9 +20,10 @@ std::filesystem::path default_suite_file(const std::string& name) {
 
 ShapeSuite parse_shape_suite(const std::string& text, const std::filesystem::path& file) {
   const std::string where = file.string();
-  nlohmann::json json;
+  // Ordered, so that the entries (and the bench's benchmarks) follow the file, as documented.
+  nlohmann::ordered_json json;
   try {
-    json = nlohmann::json::parse(text);
+    json = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(where + ": not valid JSON: " + parse_error_text(e));
   }
@@ -40,10 +42,13 @@ ShapeSuite parse_shape_suite(const std::string& text, const std::filesystem::pat
     const auto parsed = p.is_string() ? parse_precision(p.get<std::string>()) : std::nullopt;
     if (!parsed)
       throw fail("\"precisions\": " + p.dump() + " is not one of " + join_names(all_precision_names()));
+    if (std::find(precisions.begin(), precisions.end(), *parsed) != precisions.end())
+      throw fail("\"precisions\": " + p.dump() + " is listed twice");
     precisions.push_back(*parsed);
   }
   if (!json.contains("shapes") || !json["shapes"].is_object() || json["shapes"].empty())
-    throw fail("\"shapes\" must be an object mapping kernel families to arrays of shapes");
+    throw fail("\"shapes\" must be a non-empty object mapping kernel families to arrays of shapes");
+  std::map<std::string, std::string> entry_of_problem;  // family;problem key -> the entry that gave it first
   for (const auto& [family_name, shapes] : json["shapes"].items()) {
     const KernelFamily* family = nullptr;
     try {
@@ -53,6 +58,16 @@ ShapeSuite parse_shape_suite(const std::string& text, const std::filesystem::pat
     }
     if (!shapes.is_array() || shapes.empty())
       throw fail("\"shapes\".\"" + family_name + "\" must be a non-empty array of {dim: value} objects");
+    // A precision the family lacks is skipped for it; lacking all of them, its shapes would vanish.
+    const auto supported = family->precisions();
+    if (std::none_of(precisions.begin(), precisions.end(), [&](Precision p) {
+          return std::find(supported.begin(), supported.end(), p) != supported.end();
+        })) {
+      std::vector<std::string> names;
+      for (const Precision p : supported) names.emplace_back(to_string(p));
+      throw fail("\"shapes\".\"" + family_name + "\": " + family_name +
+                 " supports none of the suite's \"precisions\"; it supports " + join_names(names));
+    }
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const std::string entry = "\"shapes\".\"" + family_name + "\"[" + std::to_string(i) + "]";
       if (!shapes[i].is_object()) throw fail(entry + " must be an object such as {\"rows\": 4096, \"cols\": 4096}");
@@ -62,13 +77,24 @@ ShapeSuite parse_shape_suite(const std::string& text, const std::filesystem::pat
         dims[dim] = value.get<std::int64_t>();
       }
       for (const Precision precision : precisions) {
-        const auto supported = family->precisions();
         if (std::find(supported.begin(), supported.end(), precision) == supported.end()) continue;
+        Problem problem;
         try {
-          suite.entries.push_back({family_name, family->make_problem(dims, precision)});
+          problem = family->make_problem(dims, precision);
         } catch (const InputError& e) {
-          throw fail(entry + ": " + e.what());
+          // make_problem words its messages for the command line ("--shape: ..."); here the
+          // entry of the file is what is at fault.
+          std::string message = e.what();
+          if (message.starts_with("--shape: ")) message.erase(0, 9);
+          throw fail(entry + ": " + message);
         }
+        // Twice the same problem would be timed twice under one benchmark name.
+        const std::string key = family_name + ";" + problem.key();
+        const auto [first, inserted] = entry_of_problem.emplace(key, entry);
+        if (!inserted)
+          throw fail(entry + " is the same problem as " + first->second + " (" + problem.describe() +
+                     "); list each shape once");
+        suite.entries.push_back({family_name, std::move(problem)});
       }
     }
   }

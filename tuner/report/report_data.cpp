@@ -43,7 +43,7 @@ nlohmann::json history_of(const std::vector<const BenchHistoryEntry*>& bench, co
   std::vector<std::string> order;
   std::map<std::string, std::vector<const BenchHistoryEntry*>> series;
   for (const BenchHistoryEntry* entry : bench) {
-    if (entry->role == "default" || entry->outcome != "ok" || !std::isfinite(entry->median_ns)) continue;
+    if (entry->role != "tuned" || entry->outcome != "ok" || !std::isfinite(entry->median_ns)) continue;
     if (!series.count(entry->name)) order.push_back(entry->name);
     series[entry->name].push_back(entry);
   }
@@ -81,7 +81,7 @@ nlohmann::json latest_of(const std::vector<const BenchHistoryEntry*>& bench,
   std::int64_t newest = -1;
   std::string commit, time;
   for (const BenchHistoryEntry* entry : bench)
-    if (entry->role != "default") newest = entry->bench_run_id, commit = entry->git_commit, time = entry->started_at;
+    if (entry->role == "tuned") newest = entry->bench_run_id, commit = entry->git_commit, time = entry->started_at;
   if (newest < 0) return nullptr;
   // Baselines and defaults of that run, by name (a baseline may belong to another family's group).
   std::map<std::string, const BenchHistoryEntry*> by_name;
@@ -89,8 +89,7 @@ nlohmann::json latest_of(const std::vector<const BenchHistoryEntry*>& bench,
     if (entry.bench_run_id == newest) by_name[entry.name] = &entry;
   nlohmann::json rows = nlohmann::json::array();
   for (const BenchHistoryEntry* entry : bench) {
-    // Tuned results, and baselines in the copy group (a baseline has no baseline of its own).
-    if (entry->bench_run_id != newest || entry->role == "default") continue;
+    if (entry->bench_run_id != newest || entry->role != "tuned") continue;
     const double tuned = entry->outcome == "ok" ? entry->median_ns : std::nan("");
     double default_ns = std::nan("");
     if (const auto found = by_name.find(entry->name + "/default"); found != by_name.end() && found->second->outcome == "ok")
@@ -144,6 +143,8 @@ nlohmann::json build_report_data(Store& store, const std::string& database_label
   const std::vector<TuningTrace> traces = store.tuning_traces(options.max_evaluations);
   std::map<GroupKey, Group> groups;
   for (const BenchHistoryEntry& entry : bench) {
+    // Baselines and defaults appear beside the tuned result they belong to, not as groups.
+    if (entry.role != "tuned") continue;
     Group& group = groups[{entry.family, entry.backend, entry.device_fingerprint}];
     group.device_name = entry.device_name;
     group.bench.push_back(&entry);

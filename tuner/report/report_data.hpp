@@ -1,7 +1,7 @@
 // The data behind `ktune report`: everything the dashboard shows, built from the database as one
 // JSON object (the schema is documented at the top of tuner/report/assets/report.js's loader and
 // in README's "Report" section). Per (family, backend, device) group:
-//   history      per tuned (or, for copy, baseline) benchmark, its median time at each bench run, with change points
+//   history      per tuned benchmark, its median time at each bench run, with change points
 //                found by E-divisive means (change_points.hpp) rather than a fixed threshold;
 //   latest       the newest bench run: tuned vs default vs baseline (copy) and % of the ceiling;
 //   tuning       per tuned problem, every evaluation in order (convergence, parameter effects).

@@ -227,7 +227,9 @@ EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& co
   // problems they take longer than a config may, and they are the harness's work, not the
   // config's. A failure here is the harness's too (out of host memory, say).
   last_prepare_seconds_ = 0;
-  const std::string key = problem.key() + "#" + std::to_string(settings.seed);
+  // Problem::key() leaves out the family: one worker serves several families (ktune bench), and
+  // two of them at the same shape need inputs and references of their own.
+  const std::string key = problem.family + ":" + problem.key() + "#" + std::to_string(settings.seed);
   if (pid_ <= 0 || prepared_ != key) {
     const auto start = std::chrono::steady_clock::now();
     nlohmann::json reply;

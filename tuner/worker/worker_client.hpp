@@ -58,7 +58,7 @@ class WorkerClient {
   std::string stderr_text_;  // last few KiB the worker wrote to stderr
   int restarts_ = 0;
   bool started_once_ = false;
-  std::string prepared_;  // problem key + seed the running worker has ready
+  std::string prepared_;  // family, problem key and seed the running worker has ready
   double last_prepare_seconds_ = 0;
 };
 

@@ -28,7 +28,7 @@ AlignedBuffer allocate(std::size_t bytes) {
 }  // namespace
 
 struct CpuBackend::ProblemState {
-  std::string key;  // problem key + seed
+  std::string key;  // family, problem key and seed
   std::vector<TensorSpec> specs;
   std::vector<AlignedBuffer> buffers;  // in the problem's precision
   std::vector<std::size_t> bytes;
@@ -41,7 +41,8 @@ CpuBackend::~CpuBackend() = default;
 
 CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family, const Problem& problem,
                                                       std::uint64_t seed) {
-  const std::string key = problem.key() + "#" + std::to_string(seed);
+  // The family too: Problem::key() leaves it out, and one worker may serve several (ktune bench).
+  const std::string key = problem.family + ":" + problem.key() + "#" + std::to_string(seed);
   if (state_ && state_->key == key) return *state_;
   state_.reset();  // free the previous problem's memory first
   auto state = std::make_unique<ProblemState>();

@@ -100,7 +100,8 @@ struct CudaBackend::Impl {
   }
 
   ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
-    const std::string key = problem.key() + "#" + std::to_string(seed);
+    // The family too: Problem::key() leaves it out, and one worker may serve several (ktune bench).
+    const std::string key = problem.family + ":" + problem.key() + "#" + std::to_string(seed);
     if (state && state->key == key) return *state;
     state.reset();
     auto fresh = std::make_unique<ProblemState>();

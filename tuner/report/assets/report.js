@@ -217,6 +217,17 @@
 
   // ---------------------------------------------------------------- bench history
 
+  // The y range of a history: at least +-3% around the data, so one point or a flat history does
+  // not blow sub-0.1% noise up to the full height (with every tick label reading the same).
+  function historyRange(points) {
+    const values = [];
+    for (const p of points) for (const v of [p.median_ns, p.min_ns, p.max_ns]) if (isNumber(v)) values.push(v);
+    if (values.length === 0) return {grace: '10%'};
+    const low = Math.min(...values), high = Math.max(...values), middle = (low + high) / 2;
+    const half = Math.max((high - low) / 2 * 1.2, middle * 0.03);
+    return {suggestedMin: Math.max(0, middle - half), suggestedMax: middle + half};
+  }
+
   function historyChart(series, points, changePoints) {
     const changeAt = new Set(changePoints.map((change) => change.index));
     const pointStyle = (ifChange, otherwise) => points.map((p, i) => (changeAt.has(i) ? ifChange : otherwise));
@@ -238,7 +249,7 @@
       options: {
         responsive: true, maintainAspectRatio: false,
         interaction: {mode: 'index', intersect: false},
-        scales: {x: {title: axisTitle('bench run (commit)')}, y: timeAxis([], {grace: '10%'})},
+        scales: {x: {title: axisTitle('bench run (commit)')}, y: timeAxis([], historyRange(points))},
         plugins: {
           legend: {labels: {filter: (item) => item.text !== 'min'}},
           tooltip: {
