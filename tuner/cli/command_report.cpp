@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "db/store.hpp"
+#include "kernels/family.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/report/report_data.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 struct ReportCommandOptions {
   std::string out;
+  std::vector<std::string> kernels;
   double alpha = 0.05;
   double min_change_percent = 2;
   std::size_t max_evaluations = 3000;
@@ -30,6 +32,8 @@ int run_report_command(const ReportCommandOptions& options, const CommonOptions&
   report.change_points.alpha = options.alpha;
   report.change_points.min_relative_change = options.min_change_percent / 100.0;
   report.max_evaluations = options.max_evaluations;
+  for (const auto& kernel : options.kernels) find_family(kernel);  // unknown names list the valid ones
+  report.families = options.kernels;
   const nlohmann::json data = build_report_data(store, std::filesystem::path(common.db).filename().string(), report);
   const auto written = write_report(options.out, data);
   std::size_t change_points = 0, series = 0;
@@ -66,6 +70,7 @@ void register_report(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--out", options->out, "Directory to write the report into (created if missing)")
       ->required()
       ->check(non_empty("give a directory, e.g. report"));
+  command->add_option("--kernel,-k", options->kernels, "Only this kernel family; repeat for several (default: all)");
   command->add_option("--alpha", options->alpha, "Significance of each change point's permutation test")
       ->capture_default_str()
       ->check(real_number(0, 1, true, "a probability above 0 and below 1 (e.g. 0.05)", "0<A<1"));

@@ -1,5 +1,6 @@
 #include "tuner/report/report_data.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -163,6 +164,9 @@ nlohmann::json build_report_data(Store& store, const std::string& database_label
   nlohmann::json groups_json = nlohmann::json::array();
   for (const auto& [key, group] : groups) {
     const auto& [family, backend, fingerprint] = key;
+    if (!options.families.empty() &&
+        std::find(options.families.begin(), options.families.end(), family) == options.families.end())
+      continue;
     groups_json.push_back({{"id", family + "-" + backend + "-" + std::to_string(device_numbers[fingerprint])},
                            {"family", family},
                            {"backend", backend},

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,7 @@ struct ReportOptions {
   ChangePointOptions change_points{.alpha = 0.05, .permutations = 499, .min_segment = 3,
                                    .min_relative_change = 0.02, .seed = 1};
   std::size_t max_evaluations = 3000;  // per tuned problem; thinned beyond (improvements kept)
+  std::vector<std::string> families;   // only these kernel families; empty: all
 };
 
 nlohmann::json build_report_data(Store& store, const std::string& database_label, const ReportOptions& options);
