@@ -85,9 +85,9 @@ TEST(BenchmarkJsonWriter, OneIterationEntryPerRepetitionInGoogleBenchmarkLayout)
     EXPECT_EQ(entry.at("repetitions"), 3);
     EXPECT_EQ(entry.at("repetition_index"), r);
     EXPECT_EQ(entry.at("iterations"), 100 + r);
-    EXPECT_EQ(entry.at("time_unit"), "us");
-    EXPECT_DOUBLE_EQ(entry.at("real_time").get<double>(), times[r] / 1000);
-    EXPECT_DOUBLE_EQ(entry.at("cpu_time").get<double>(), times[r] / 1000);
+    EXPECT_EQ(entry.at("time_unit"), "ns");
+    EXPECT_DOUBLE_EQ(entry.at("real_time").get<double>(), times[r]);
+    EXPECT_DOUBLE_EQ(entry.at("cpu_time").get<double>(), times[r]);
     EXPECT_EQ(entry.at("label"), "threads=1 (default)");
     EXPECT_FALSE(entry.contains("error_occurred"));
   }
@@ -123,11 +123,11 @@ TEST(BenchmarkJsonWriter, AggregateValuesMatchTheRepetitions) {
     EXPECT_EQ(entry.at("name"), "bm_" + entry.at("aggregate_name").get<std::string>());
     EXPECT_EQ(entry.at("repetitions"), 4);
     EXPECT_EQ(entry.at("iterations"), 4);  // Google Benchmark: the number of repetitions aggregated
-    EXPECT_EQ(entry.at("time_unit"), "us");
+    EXPECT_EQ(entry.at("time_unit"), "ns");
   }
-  EXPECT_DOUBLE_EQ(aggregate(aggregates, "mean").at("real_time").get<double>(), mean / 1000);
-  EXPECT_DOUBLE_EQ(aggregate(aggregates, "median").at("real_time").get<double>(), 250.0 / 1000);
-  EXPECT_DOUBLE_EQ(aggregate(aggregates, "stddev").at("real_time").get<double>(), stddev / 1000);
+  EXPECT_DOUBLE_EQ(aggregate(aggregates, "mean").at("real_time").get<double>(), mean);
+  EXPECT_DOUBLE_EQ(aggregate(aggregates, "median").at("real_time").get<double>(), 250.0);
+  EXPECT_DOUBLE_EQ(aggregate(aggregates, "stddev").at("real_time").get<double>(), stddev);
   // cv is a fraction with aggregate_unit "percentage", as Google Benchmark writes it.
   const nlohmann::json& cv = aggregate(aggregates, "cv");
   EXPECT_EQ(cv.at("aggregate_unit"), "percentage");
@@ -137,7 +137,7 @@ TEST(BenchmarkJsonWriter, AggregateValuesMatchTheRepetitions) {
 
   // Odd count, unsorted: the middle value.
   const auto odd = entries_of(make_benchmark_json(kContext, {record("odd", {300, 100, 250})}), "odd", "aggregate");
-  EXPECT_DOUBLE_EQ(aggregate(odd, "median").at("real_time").get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(aggregate(odd, "median").at("real_time").get<double>(), 250.0);
   // Identical repetitions: no spread.
   const auto flat = entries_of(make_benchmark_json(kContext, {record("flat", {500, 500, 500})}), "flat", "aggregate");
   EXPECT_DOUBLE_EQ(aggregate(flat, "stddev").at("real_time").get<double>(), 0.0);

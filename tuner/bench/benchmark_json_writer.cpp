@@ -44,10 +44,11 @@ void add_counters(nlohmann::json& entry, const BenchmarkRecord& record, double n
   if (record.baseline_ns && ns > 0) entry["percent_of_baseline"] = 100.0 * *record.baseline_ns / ns;
 }
 
+// Nanoseconds, Google Benchmark's own default: its compare.py prints times as whole numbers.
 void set_time(nlohmann::json& entry, double ns) {
-  entry["real_time"] = ns / 1000.0;
-  entry["cpu_time"] = ns / 1000.0;
-  entry["time_unit"] = "us";
+  entry["real_time"] = ns;
+  entry["cpu_time"] = ns;
+  entry["time_unit"] = "ns";
 }
 
 }  // namespace
@@ -95,7 +96,7 @@ nlohmann::json make_benchmark_json(const nlohmann::json& context, const std::vec
       if (std::string(aggregate) == "cv") {
         entry["real_time"] = value;
         entry["cpu_time"] = value;
-        entry["time_unit"] = "us";
+        entry["time_unit"] = "ns";
       } else {
         set_time(entry, value);
         if (std::string(aggregate) != "stddev") add_counters(entry, record, value);

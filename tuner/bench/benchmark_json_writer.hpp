@@ -2,7 +2,7 @@
 // Google Benchmark's compare.py, dashboards that read that format, and `ktune compare` accept
 // ktune's bench output:
 //   - one "iteration" entry per repetition: real_time (and cpu_time, the same: a GPU kernel's
-//     time is not CPU time) is that repetition's median launch time in microseconds, iterations
+//     time is not CPU time) is that repetition's median launch time in nanoseconds, iterations
 //     its number of timed launches;
 //   - with two or more repetitions, the aggregates mean, median, stddev and cv after them;
 //   - counters on every entry: bytes_per_second, flops_per_second and, when the benchmark has a
