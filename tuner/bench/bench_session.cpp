@@ -10,11 +10,13 @@
 #include <fstream>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "db/store.hpp"
 #include "kernels/copy/copy.hpp"
 #include "kernels/family.hpp"
 #include "ktune/build_info.hpp"
+#include "tuner/backends/cpu/cpu_device.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/backends/variant_builder.hpp"
 #include "tuner/bench/bench_config.hpp"
@@ -44,7 +46,20 @@ std::string iso_date_now() {
 
 // Google Benchmark's context fields, and what a regression dashboard needs to tell runs apart:
 // host, CPU, device, driver, compiler, ktune version and commit.
+// Google Benchmark's cache list from the host CPU's limits (how many cores share one is not known
+// here, so num_sharing is 0).
+nlohmann::json caches_of(const DeviceInfo& host) {
+  nlohmann::json caches = nlohmann::json::array();
+  const std::vector<std::tuple<const char*, int, const char*>> levels{
+      {"l1_bytes", 1, "Data"}, {"l2_bytes", 2, "Unified"}, {"l3_bytes", 3, "Unified"}};
+  for (const auto& [limit, level, type] : levels)
+    if (const auto found = host.limits.find(limit); found != host.limits.end() && found->second > 0)
+      caches.push_back({{"type", type}, {"level", level}, {"size", found->second}, {"num_sharing", 0}});
+  return caches;
+}
+
 nlohmann::json make_context(const BenchRequest& request, const DeviceInfo& device) {
+  const DeviceInfo host = describe_host_cpu();
   double load[3] = {0, 0, 0};
   const int loads = getloadavg(load, 3);
   utsname system{};
@@ -56,7 +71,7 @@ nlohmann::json make_context(const BenchRequest& request, const DeviceInfo& devic
       {"num_cpus", std::max(1u, std::thread::hardware_concurrency())},
       {"mhz_per_cpu", 0},
       {"cpu_scaling_enabled", false},
-      {"caches", nlohmann::json::array()},
+      {"caches", caches_of(host)},
       {"load_avg", loads == 3 ? nlohmann::json{load[0], load[1], load[2]} : nlohmann::json::array()},
       {"library_build_type", "release"},
       {"ktune_version", build_info::version},
@@ -69,6 +84,13 @@ nlohmann::json make_context(const BenchRequest& request, const DeviceInfo& devic
       {"device_architecture", device.architecture},
       {"device_fingerprint", device.fingerprint},
       {"device_properties", device.properties},
+      // The same facts under plain names: what a dashboard groups runs by.
+      {"driver", device.properties.contains("driver_version") ? device.properties["driver_version"].dump() : ""},
+      {"runtime", device.properties.contains("nvrtc_version")
+                      ? "NVRTC " + device.properties["nvrtc_version"].get<std::string>()
+                      : std::string("compiled into ktune")},
+      {"cpu", host.name},
+      {"cpu_architecture", host.architecture},
       {"suite", request.suite.name},
       {"repetitions", request.repetitions},
       {"time_per_repetition", "median of the repetition's timed launches"}};
