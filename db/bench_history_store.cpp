@@ -6,18 +6,13 @@
 #include <tuple>
 
 #include "db/store_impl.hpp"
+#include "tuner/measure/statistics.hpp"
 
 namespace ktune {
 using namespace store_detail;
 
 namespace {
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
 
 // Indices of an even spread of `limit` points out of `total` (the first and last included),
 // plus those in `keep`.
@@ -84,7 +79,7 @@ void Store::record_bench_result(std::int64_t bench_run_id, const BenchResultReco
         .bind_text(9, to_string(result.outcome))
         .bind_text(10, result.message)
         .bind_text(11, dump(samples_to_json(result.repetitions_ns)))
-        .bind_real(12, median_of(finite))
+        .bind_real(12, median(finite))
         .bind_real(13, finite.empty() ? nan : *std::min_element(finite.begin(), finite.end()))
         .bind_real(14, finite.empty() ? nan : *std::max_element(finite.begin(), finite.end()))
         .bind_real(15, result.bytes)

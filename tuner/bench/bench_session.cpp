@@ -21,6 +21,7 @@
 #include "tuner/backends/variant_builder.hpp"
 #include "tuner/bench/bench_config.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/output_file.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/tune/tune_session.hpp"
 #include "tuner/worker/worker_client.hpp"
@@ -28,21 +29,6 @@
 namespace ktune {
 namespace {
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return std::nan("");
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-std::string iso_date_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[40];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S+00:00", &utc);
-  return text;
-}
 
 // Google Benchmark's context fields, and what a regression dashboard needs to tell runs apart:
 // host, CPU, device, driver, compiler, ktune version and commit.
@@ -65,7 +51,7 @@ nlohmann::json make_context(const BenchRequest& request, const DeviceInfo& devic
   utsname system{};
   uname(&system);
   nlohmann::json context = {
-      {"date", iso_date_now()},
+      {"date", utc_now("%Y-%m-%dT%H:%M:%S+00:00")},
       {"host_name", host_name()},
       {"executable", request.argv.empty() ? std::string("ktune") : request.argv.front()},
       {"num_cpus", std::max(1u, std::thread::hardware_concurrency())},
@@ -112,17 +98,6 @@ BenchmarkRecord record_of(const BenchItem& item) {
   return record;
 }
 
-// Written to a temporary file and renamed, so a reader never sees half a file.
-void write_json_file(const std::filesystem::path& path, const nlohmann::json& json) {
-  const std::filesystem::path temporary = path.string() + ".partial";
-  {
-    std::ofstream out(temporary);
-    if (!out) throw InputError("--out: cannot write " + temporary.string());
-    out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    if (!out) throw InputError("--out: writing " + temporary.string() + " failed (disk full?)");
-  }
-  std::filesystem::rename(temporary, path);
-}
 
 // What one family needs on this device: its space, compiled variants and the database's ids.
 struct FamilyOnDevice {
@@ -277,14 +252,17 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
         item.error = std::max(item.error, result.error);
       }
     }
-    item.median_ns = median_of(item.repetitions_ns);
+    item.median_ns = median(item.repetitions_ns);
     return item;
   };
 
   auto write_output = [&] {
     std::vector<BenchmarkRecord> records;
     for (const BenchItem& item : summary.items) records.push_back(record_of(item));
-    write_json_file(request.out, make_benchmark_json(summary.context, records));
+    write_file_atomically(request.out,
+                          make_benchmark_json(summary.context, records).dump(2, ' ', false,
+                                                                             nlohmann::json::error_handler_t::replace) + "\n",
+                          "--out");
   };
   // Ctrl-C stops after the repetition in flight: a benchmark cut short has fewer repetitions than
   // asked for and is not kept (its samples would pass for a full run in ktune compare).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -31,6 +32,13 @@ nlohmann::json SampleStatistics::to_json() const {
   return {{"count", count},   {"median_ns", median_ns}, {"min_ns", min_ns},
           {"max_ns", max_ns}, {"mean_ns", mean_ns},     {"stddev_ns", stddev_ns},
           {"rel_stddev", rel_stddev}};
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 }  // namespace ktune

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,5 +22,7 @@ struct SampleStatistics {
 };
 
 SampleStatistics summarize(std::span<const double> samples_ns);
+// The median of `values` (NaN when empty): the middle one, or the mean of the middle two.
+double median(std::vector<double> values);
 
 }  // namespace ktune

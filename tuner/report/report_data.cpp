@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "ktune/build_info.hpp"
+#include "tuner/core/output_file.hpp"
 
 namespace ktune {
 namespace {
@@ -21,14 +22,6 @@ std::string short_commit(const std::string& commit) {
   return hash.substr(0, 7) + (dirty ? "-dirty" : "");
 }
 
-std::string now_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 // A group: one family on one backend's device.
 using GroupKey = std::tuple<std::string, std::string, std::string>;  // family, backend, fingerprint
@@ -177,7 +170,7 @@ nlohmann::json build_report_data(Store& store, const std::string& database_label
                            {"tuning", tuning_of(group.tuning)}});
   }
   return {{"schema", 1},
-          {"generated_at", now_utc()},
+          {"generated_at", utc_now("%Y-%m-%dT%H:%M:%SZ")},
           {"ktune_version", build_info::version},
           {"git_commit", short_commit(build_info::git_commit)},
           {"database", database_label},

@@ -5,22 +5,9 @@
 
 #include "ktune/embedded/report_assets.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/output_file.hpp"
 
 namespace ktune {
-namespace {
-
-void write_file(const std::filesystem::path& path, std::string_view text) {
-  const std::filesystem::path temporary = path.string() + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw InputError("--out: cannot write " + temporary.string());
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) throw InputError("--out: writing " + temporary.string() + " failed (disk full?)");
-  }
-  std::filesystem::rename(temporary, path);
-}
-
-}  // namespace
 
 std::filesystem::path chartjs_path() {
   const char* override_path = std::getenv("KTUNE_CHARTJS");
@@ -46,14 +33,14 @@ std::vector<std::filesystem::path> write_report(const std::filesystem::path& dir
   for (const EmbeddedFile& asset : embedded::report_assets) {
     const std::string name = std::filesystem::path(asset.path).filename().string();
     const std::filesystem::path target = dir / (name == "report.html" ? "index.html" : name);
-    write_file(target, asset.text);
+    write_file_atomically(target, asset.text, "--out");
     written.push_back(target);
   }
-  write_file(dir / "chart.min.js", chart_text);
+  write_file_atomically(dir / "chart.min.js", chart_text, "--out");
   written.push_back(dir / "chart.min.js");
   // NaN and infinities dump as null; invalid UTF-8 (a compiler log) is replaced, never fatal.
   const std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  write_file(dir / "data.js", "window.KTUNE_REPORT = " + json + ";\n");
+  write_file_atomically(dir / "data.js", "window.KTUNE_REPORT = " + json + ";\n", "--out");
   written.push_back(dir / "data.js");
   return written;
 }
