@@ -9,6 +9,7 @@
 
 #include "tuner/bench/benchmark_json.hpp"
 #include "tuner/bench/benchmark_json_writer.hpp"
+#include "tuner/bench/bench_session.hpp"
 #include "tuner/bench/compare.hpp"
 
 namespace ktune {
@@ -92,6 +93,27 @@ TEST(BenchmarkJsonWriter, OneIterationEntryPerRepetitionInGoogleBenchmarkLayout)
     EXPECT_FALSE(entry.contains("error_occurred"));
   }
   EXPECT_EQ(json.at("context"), kContext);
+}
+
+// An H200 reports a 3201 MHz memory clock and a 6016-bit bus: 4.8 TB/s at double data rate.
+TEST(BenchmarkJsonWriter, PercentOfPeakBandwidthFromTheDevicesMemory) {
+  DeviceInfo h200;
+  h200.properties = {{"memory_clock_khz", 3201000}, {"memory_bus_width", 6016}};
+  const auto peak = peak_memory_bandwidth(h200);
+  ASSERT_TRUE(peak.has_value());
+  EXPECT_NEAR(*peak, 4.814e12, 1e9);
+  EXPECT_FALSE(peak_memory_bandwidth(DeviceInfo{}).has_value());  // a CPU reports no memory clock
+
+  BenchmarkRecord half = record("half", {1000, 1000});
+  half.bytes = 0.5 * *peak * 1e-6;  // moved in 1 us: half the peak
+  half.peak_bytes_per_second = peak;
+  const nlohmann::json json = make_benchmark_json(kContext, {half, record("unknown", {1000})});
+  for (const auto& entry : json["benchmarks"]) {
+    if (entry["run_name"] == "half" && entry.value("aggregate_name", "") != "stddev" &&
+        entry.value("aggregate_name", "") != "cv")
+      EXPECT_NEAR(entry.at("percent_of_peak_bandwidth").get<double>(), 50.0, 1e-9) << entry.dump();
+    if (entry["run_name"] == "unknown") EXPECT_FALSE(entry.contains("percent_of_peak_bandwidth"));
+  }
 }
 
 TEST(BenchmarkJsonWriter, AggregatesOnlyWithTwoOrMoreRepetitions) {

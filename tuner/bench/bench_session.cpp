@@ -75,6 +75,8 @@ nlohmann::json make_context(const BenchRequest& request, const DeviceInfo& devic
       {"runtime", device.properties.contains("nvrtc_version")
                       ? "NVRTC " + device.properties["nvrtc_version"].get<std::string>()
                       : std::string("compiled into ktune")},
+      {"peak_memory_bytes_per_second", peak_memory_bandwidth(device) ? nlohmann::json(*peak_memory_bandwidth(device))
+                                                                       : nlohmann::json()},
       {"cpu", host.name},
       {"cpu_architecture", host.architecture},
       {"suite", request.suite.name},
@@ -94,6 +96,7 @@ BenchmarkRecord record_of(const BenchItem& item) {
   record.bytes = item.bytes;
   record.flops = item.flops;
   record.baseline_ns = item.baseline_ns;
+  record.peak_bytes_per_second = item.peak_bytes_per_second;
   if (item.outcome != "ok") record.error_message = item.outcome + ": " + item.message;
   return record;
 }
@@ -107,6 +110,15 @@ struct FamilyOnDevice {
 };
 
 }  // namespace
+
+std::optional<double> peak_memory_bandwidth(const DeviceInfo& device) {
+  const auto& p = device.properties;
+  if (!p.contains("memory_clock_khz") || !p.contains("memory_bus_width") || !p["memory_clock_khz"].is_number() ||
+      !p["memory_bus_width"].is_number())
+    return std::nullopt;
+  const double peak = 2.0 * p["memory_clock_khz"].get<double>() * 1e3 * p["memory_bus_width"].get<double>() / 8.0;
+  return peak > 0 ? std::optional<double>(peak) : std::nullopt;
+}
 
 std::string benchmark_name(const std::string& backend, const Problem& problem) {
   std::string dims;
@@ -130,6 +142,8 @@ nlohmann::json BenchSummary::to_json() const {
     if (!item.message.empty()) entry["message"] = item.message;
     if (!item.baseline_name.empty()) entry["baseline"] = item.baseline_name;
     if (item.baseline_ns && item.median_ns > 0) entry["percent_of_baseline"] = 100.0 * *item.baseline_ns / item.median_ns;
+    if (item.peak_bytes_per_second && item.median_ns > 0)
+      entry["percent_of_peak_bandwidth"] = 100.0 * item.bytes / (item.median_ns * 1e-9) / *item.peak_bytes_per_second;
     if (item.median_ns > 0) entry["bytes_per_second"] = item.bytes / (item.median_ns * 1e-9);
     items_json.push_back(std::move(entry));
   }
@@ -220,6 +234,7 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     item.config_source = chosen.source;
     item.baseline_name = baseline_name;
     item.baseline_ns = baseline_ns;
+    if (family.memory_bound()) item.peak_bytes_per_second = peak_memory_bandwidth(summary.device);
     item.bytes = family.byte_count(problem);
     item.flops = family.flop_count(problem);
     const SpaceContext context = make_context(problem, summary.device);

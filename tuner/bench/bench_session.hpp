@@ -54,6 +54,7 @@ struct BenchItem {
   double flops = 0;
   double error = -1;
   std::optional<double> baseline_ns;
+  std::optional<double> peak_bytes_per_second;  // memory-bound kernels on a GPU whose peak is known
 };
 
 struct BenchSummary {
@@ -75,6 +76,10 @@ class BenchObserver {
   virtual void started(const BenchSummary&, std::size_t planned) { (void)planned; }
   virtual void finished_item(const BenchItem&) {}
 };
+
+// The device's theoretical memory bandwidth in bytes/s, from its memory clock and bus width
+// (double data rate), when the backend reports them (CUDA: 4.8e12 on an H200).
+std::optional<double> peak_memory_bandwidth(const DeviceInfo& device);
 
 // The benchmark name of a problem: "<family>/<backend>/<dim>=<v>,.../<precision>".
 std::string benchmark_name(const std::string& backend, const Problem& problem);

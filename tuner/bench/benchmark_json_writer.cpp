@@ -39,6 +39,8 @@ void add_counters(nlohmann::json& entry, const BenchmarkRecord& record, double n
   entry["bytes_per_second"] = seconds > 0 ? record.bytes / seconds : 0.0;
   entry["flops_per_second"] = seconds > 0 ? record.flops / seconds : 0.0;
   if (record.baseline_ns && ns > 0) entry["percent_of_baseline"] = 100.0 * *record.baseline_ns / ns;
+  if (record.peak_bytes_per_second && seconds > 0)
+    entry["percent_of_peak_bandwidth"] = 100.0 * record.bytes / seconds / *record.peak_bytes_per_second;
 }
 
 // Nanoseconds, Google Benchmark's own default: its compare.py prints times as whole numbers.

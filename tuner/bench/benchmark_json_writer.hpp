@@ -7,6 +7,7 @@
 //   - with two or more repetitions, the aggregates mean, median, stddev and cv after them;
 //   - counters on every entry: bytes_per_second, flops_per_second and, when the benchmark has a
 //     baseline, percent_of_baseline (its speed as a percentage of the baseline's median speed);
+//     for memory-bound kernels on a device whose peak is known, percent_of_peak_bandwidth;
 //   - a failed benchmark is one entry with error_occurred and error_message.
 #pragma once
 
@@ -26,6 +27,7 @@ struct BenchmarkRecord {
   double bytes = 0;                    // per launch
   double flops = 0;
   std::optional<double> baseline_ns;   // the baseline's median, when there is one
+  std::optional<double> peak_bytes_per_second;  // the device's theoretical memory bandwidth
   std::string error_message;           // non-empty: the benchmark failed
 };
 

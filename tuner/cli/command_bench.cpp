@@ -59,6 +59,12 @@ class BenchProgress final : public BenchObserver {
       std::snprintf(percent, sizeof percent, "  %.0f%% of copy", 100.0 * *item.baseline_ns / item.median_ns);
       line += percent;
     }
+    if (item.peak_bytes_per_second) {
+      char percent[32];
+      std::snprintf(percent, sizeof percent, "  %.0f%% of peak",
+                    100.0 * item.bytes / (item.median_ns * 1e-9) / *item.peak_bytes_per_second);
+      line += percent;
+    }
     std::cout << line << "  [" << item.config_source << "]\n" << std::flush;
   }
 
