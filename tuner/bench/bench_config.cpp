@@ -18,8 +18,6 @@ nlohmann::json shape_json(const Problem& problem) {
   return shape;
 }
 
-double problem_bytes(const KernelFamily& family, const Problem& problem) { return family.byte_count(problem); }
-
 }  // namespace
 
 BenchConfigChooser::BenchConfigChooser(Store& store, std::filesystem::path tuned_dir)
@@ -78,7 +76,7 @@ std::optional<ChosenConfig> BenchConfigChooser::from_database(const KernelFamily
   if (inserted) cached->second = store_.best_measurements(family.name());
   const std::string current_source = kernel_source_hash(family, backend);
   const std::string key = problem.key();
-  const double bytes = problem_bytes(family, problem);
+  const double bytes = family.byte_count(problem);
 
   const BestMeasurement* exact = nullptr;
   const BestMeasurement* nearest = nullptr;
@@ -94,7 +92,7 @@ std::optional<ChosenConfig> BenchConfigChooser::from_database(const KernelFamily
       continue;
     }
     if (best.problem.precision != problem.precision || !space.violated(best.config, context).empty()) continue;
-    const double distance = std::abs(std::log(problem_bytes(family, best.problem) / bytes));
+    const double distance = std::abs(std::log(family.byte_count(best.problem) / bytes));
     if (distance < nearest_distance) {
       nearest_distance = distance;
       nearest = &best;

@@ -111,6 +111,16 @@ struct FamilyOnDevice {
 
 }  // namespace
 
+std::optional<double> BenchItem::percent_of_baseline() const {
+  if (!baseline_ns || !(median_ns > 0)) return std::nullopt;
+  return 100.0 * *baseline_ns / median_ns;
+}
+
+std::optional<double> BenchItem::percent_of_peak() const {
+  if (!peak_bytes_per_second || !(median_ns > 0)) return std::nullopt;
+  return 100.0 * bytes / (median_ns * 1e-9) / *peak_bytes_per_second;
+}
+
 std::optional<double> peak_memory_bandwidth(const DeviceInfo& device) {
   const auto& p = device.properties;
   if (!p.contains("memory_clock_khz") || !p.contains("memory_bus_width") || !p["memory_clock_khz"].is_number() ||
@@ -141,9 +151,8 @@ nlohmann::json BenchSummary::to_json() const {
                             {"error", item.error}};
     if (!item.message.empty()) entry["message"] = item.message;
     if (!item.baseline_name.empty()) entry["baseline"] = item.baseline_name;
-    if (item.baseline_ns && item.median_ns > 0) entry["percent_of_baseline"] = 100.0 * *item.baseline_ns / item.median_ns;
-    if (item.peak_bytes_per_second && item.median_ns > 0)
-      entry["percent_of_peak_bandwidth"] = 100.0 * item.bytes / (item.median_ns * 1e-9) / *item.peak_bytes_per_second;
+    if (const auto percent = item.percent_of_baseline()) entry["percent_of_baseline"] = *percent;
+    if (const auto percent = item.percent_of_peak()) entry["percent_of_peak_bandwidth"] = *percent;
     if (item.median_ns > 0) entry["bytes_per_second"] = item.bytes / (item.median_ns * 1e-9);
     items_json.push_back(std::move(entry));
   }

@@ -55,6 +55,10 @@ struct BenchItem {
   double error = -1;
   std::optional<double> baseline_ns;
   std::optional<double> peak_bytes_per_second;  // memory-bound kernels on a GPU whose peak is known
+
+  // The median's speed as a percentage of the baseline's, and of the peak bandwidth, when known.
+  std::optional<double> percent_of_baseline() const;
+  std::optional<double> percent_of_peak() const;
 };
 
 struct BenchSummary {

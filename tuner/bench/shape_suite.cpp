@@ -15,7 +15,7 @@ namespace ktune {
 
 std::filesystem::path default_suite_file(const std::string& name) {
   // Suites sit next to the search spaces, so $KTUNE_SEARCH_SPACES moves both.
-  return default_space_file("x", "y").parent_path() / "suites" / (name + ".json");
+  return search_space_dir() / "suites" / (name + ".json");
 }
 
 ShapeSuite parse_shape_suite(const std::string& text, const std::filesystem::path& file) {

@@ -54,15 +54,13 @@ class BenchProgress final : public BenchObserver {
     char spread[32];
     std::snprintf(spread, sizeof spread, "+-%.1f%%", item.median_ns > 0 ? 50.0 * (high - low) / item.median_ns : 0.0);
     line += format_duration_ns(item.median_ns) + " " + spread + "  " + format_rate(item.bytes / (item.median_ns * 1e-9), "B");
-    if (item.baseline_ns) {
-      char percent[32];
-      std::snprintf(percent, sizeof percent, "  %.0f%% of copy", 100.0 * *item.baseline_ns / item.median_ns);
+    char percent[64];
+    if (const auto of_copy = item.percent_of_baseline()) {
+      std::snprintf(percent, sizeof percent, "  %.0f%% of copy", *of_copy);
       line += percent;
     }
-    if (item.peak_bytes_per_second) {
-      char percent[32];
-      std::snprintf(percent, sizeof percent, "  %.0f%% of peak",
-                    100.0 * item.bytes / (item.median_ns * 1e-9) / *item.peak_bytes_per_second);
+    if (const auto of_peak = item.percent_of_peak()) {
+      std::snprintf(percent, sizeof percent, "  %.0f%% of peak", *of_peak);
       line += percent;
     }
     std::cout << line << "  [" << item.config_source << "]\n" << std::flush;

@@ -94,10 +94,13 @@ std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, co
   return geometry;
 }
 
-std::filesystem::path default_space_file(const std::string& family, const std::string& backend) {
+std::filesystem::path search_space_dir() {
   const char* dir = std::getenv("KTUNE_SEARCH_SPACES");
-  const std::filesystem::path base = dir && *dir ? dir : KTUNE_DEFAULT_SEARCH_SPACE_DIR;
-  return base / (family + "." + backend + ".json");
+  return dir && *dir ? dir : KTUNE_DEFAULT_SEARCH_SPACE_DIR;
+}
+
+std::filesystem::path default_space_file(const std::string& family, const std::string& backend) {
+  return search_space_dir() / (family + "." + backend + ".json");
 }
 
 nlohmann::json TuneSummary::to_json() const {

@@ -82,8 +82,9 @@ class TuneObserver {
 // Set from a signal handler: the tune stops after the config in flight, as "interrupted".
 extern std::atomic<bool> g_stop_requested;
 
-// Where search-space files are found: $KTUNE_SEARCH_SPACES, else the source tree's
-// search_spaces/ (compiled in).
+// Where search-space files (and suites/) are found: $KTUNE_SEARCH_SPACES, else the source
+// tree's search_spaces/ (compiled in).
+std::filesystem::path search_space_dir();
 std::filesystem::path default_space_file(const std::string& family, const std::string& backend);
 
 // What a space's constraints and launch expressions read besides the parameters: the problem's
