@@ -1,4 +1,4 @@
-// The neighbourhood strategies (annealing, genetic) and the offline replay that scores them:
+// The guided strategies (annealing, genetic, differential evolution, TPE) and the offline replay that scores them:
 // determinism, no repeats, full coverage, failures, search quality on a smooth space, and the
 // exact random baseline of the score.
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@
 namespace ktune {
 namespace {
 
-const std::vector<std::string> kNeighbourhoodStrategies{"annealing", "genetic"};
+const std::vector<std::string> kGuidedStrategies{"annealing", "genetic", "differential_evolution", "tpe"};
 
 std::vector<Value> integers(int count) {
   std::vector<Value> values;
@@ -80,7 +80,7 @@ double best_time(const ValidConfigs& valid, const std::vector<std::size_t>& orde
 
 TEST(SearchStrategies, DeterministicPerSeed) {
   const ValidConfigs valid = grid(20);
-  for (const std::string& name : kNeighbourhoodStrategies) {
+  for (const std::string& name : kGuidedStrategies) {
     auto a = make_strategy(name, valid, 7);
     auto b = make_strategy(name, valid, 7);
     auto c = make_strategy(name, valid, 8);
@@ -94,7 +94,7 @@ TEST(SearchStrategies, DeterministicPerSeed) {
 // fallbacks are exercised too.
 TEST(SearchStrategies, VisitEveryConfigOnceWhenUnlimited) {
   const ValidConfigs valid = grid(12, [](int a, int b) { return (a + 2 * b) % 3 != 0; });
-  for (const std::string& name : kNeighbourhoodStrategies) {
+  for (const std::string& name : kGuidedStrategies) {
     auto strategy = make_strategy(name, valid, 3);
     const auto order = run(*strategy, valid, smooth);
     EXPECT_EQ(order.size(), valid.size()) << name;
@@ -108,7 +108,7 @@ TEST(SearchStrategies, VisitEveryConfigOnceWhenUnlimited) {
 TEST(SearchStrategies, NoRepeatsWithLookaheadAndForeignObservations) {
   const ValidConfigs valid = grid(10);
   const std::size_t foreign = 37;
-  for (const std::string& name : kNeighbourhoodStrategies) {
+  for (const std::string& name : kGuidedStrategies) {
     auto strategy = make_strategy(name, valid, 5);
     strategy->observe(foreign, evaluate(valid, foreign, smooth));
     std::vector<std::size_t> seen{foreign};
@@ -133,7 +133,7 @@ TEST(SearchStrategies, ToleratesFailures) {
   const Objective all_fail = [](std::int64_t, std::int64_t) { return NAN; };
   // Every third column fails, the optimum's neighbours among them.
   const Objective some_fail = [](std::int64_t a, std::int64_t b) { return a % 3 == 0 ? NAN : smooth(a, b); };
-  for (const std::string& name : kNeighbourhoodStrategies) {
+  for (const std::string& name : kGuidedStrategies) {
     auto failing = make_strategy(name, valid, 1);
     EXPECT_EQ(run(*failing, valid, all_fail).size(), valid.size()) << name;
     auto mixed = make_strategy(name, valid, 1);
@@ -158,7 +158,7 @@ TEST(SearchStrategies, FindTheOptimumOfASmoothSpaceFarMoreOftenThanRandom) {
   };
   const double random_rate = hit_rate("random");
   EXPECT_LT(random_rate, 0.35);
-  for (const std::string& name : kNeighbourhoodStrategies) {
+  for (const std::string& name : kGuidedStrategies) {
     const double rate = hit_rate(name);
     EXPECT_GE(rate, 0.7) << name;
     EXPECT_GT(rate, random_rate + 0.4) << name;
@@ -267,14 +267,14 @@ std::filesystem::path shared_cache(const std::string& name) {
   return std::filesystem::path(KTUNE_SHARED_DATA_DIR) / "kernel_tuner_caches" / name;
 }
 
-// On a real GPU space both searches must beat random sampling at 5% of the space.
+// On a real GPU space every guided search must beat random sampling at 5% of the space.
 TEST(Replay, NeighbourhoodStrategiesBeatRandomOnARecordedGpuSpace) {
   const auto file = shared_cache("convolution_milo_A100.json.gz");
   if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is not beside this checkout";
   const ReplaySpace space = replay_space(load_kernel_tuner_cache(file));
   ASSERT_EQ(space.valid.size(), 4362u);
   const std::size_t budget = space.valid.size() / 20;
-  for (const std::string& name : kNeighbourhoodStrategies)
+  for (const std::string& name : kGuidedStrategies)
     EXPECT_GT(score_strategy(space, name, budget, 10, 1).mean_score, 0.2) << name;
 }
 

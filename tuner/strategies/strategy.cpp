@@ -6,7 +6,9 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/strategies/annealing.hpp"
+#include "tuner/strategies/differential_evolution.hpp"
 #include "tuner/strategies/genetic.hpp"
+#include "tuner/strategies/tree_parzen.hpp"
 
 namespace ktune {
 
@@ -27,7 +29,7 @@ std::optional<std::size_t> RandomSampling::propose() {
   return order_[drawn_++];
 }
 
-std::vector<std::string> strategy_names() { return {"annealing", "brute_force", "genetic", "random"}; }
+std::vector<std::string> strategy_names() { return {"annealing", "brute_force", "differential_evolution", "genetic", "random", "tpe"}; }
 
 void check_strategy_name(const std::string& name) {
   const auto names = strategy_names();
@@ -38,6 +40,8 @@ void check_strategy_name(const std::string& name) {
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, std::uint64_t seed) {
   if (name == "annealing") return std::make_unique<SimulatedAnnealing>(valid, seed);
   if (name == "genetic") return std::make_unique<GeneticAlgorithm>(valid, seed);
+  if (name == "differential_evolution") return std::make_unique<DifferentialEvolution>(valid, seed);
+  if (name == "tpe") return std::make_unique<TreeParzen>(valid, seed);
   return make_strategy(name, valid.size(), seed);
 }
 

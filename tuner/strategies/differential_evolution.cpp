@@ -1,0 +1,97 @@
+#include "tuner/strategies/differential_evolution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ktune {
+namespace {
+
+// Small for the same reason as the genetic algorithm's: budgets are a few hundred evaluations,
+// so evolution has to start after a few percent of a space of thousands of configs.
+constexpr std::size_t kPopulation = 12;
+// The usual DE/rand/1/bin constants. In value-index units F = 0.8 turns a difference of one or
+// two steps into a move of one or two steps, which is the scale neighbouring configs differ on.
+constexpr double kScale = 0.8;
+constexpr double kCrossover = 0.7;
+// As in the genetic algorithm: a repair further than this is a random restart instead.
+constexpr std::size_t kMaxRepairDistance = 3;
+
+}  // namespace
+
+DifferentialEvolution::DifferentialEvolution(const ValidConfigs& valid, std::uint64_t seed)
+    : space_(valid), unvisited_(valid.size()), rng_(seed) {}
+
+std::optional<std::size_t> DifferentialEvolution::propose() {
+  if (population_.size() < kPopulation) return unvisited_.take_random(rng_);
+  const std::size_t target = next_target_;
+  next_target_ = (next_target_ + 1) % population_.size();
+  const auto index = repaired(trial_for(target));
+  if (index) target_of_trial_[*index] = target;
+  return index;
+}
+
+GridPoint DifferentialEvolution::trial_for(std::size_t target) {
+  // Three distinct members other than the target.
+  std::size_t picks[3];
+  for (std::size_t k = 0; k < 3; ++k) {
+    std::size_t candidate;
+    do {
+      candidate = rng_.below(population_.size());
+    } while (candidate == target || std::find(picks, picks + k, candidate) != picks + k);
+    picks[k] = candidate;
+  }
+  // DE/best/1: mutants start from the fastest member, which converges within the few
+  // generations a budget of a few hundred evaluations allows (DE/rand/1 explores longer).
+  const auto best = std::min_element(population_.begin(), population_.end(),
+                                     [](const Member& x, const Member& y) { return x.time_ns < y.time_ns; });
+  const GridPoint a = space_.point(best->index);
+  const GridPoint b = space_.point(population_[picks[1]].index);
+  const GridPoint c = space_.point(population_[picks[2]].index);
+  GridPoint trial = space_.point(population_[target].index);
+  const std::size_t forced = rng_.below(trial.size());  // at least one parameter from the mutant
+  for (std::size_t p = 0; p < trial.size(); ++p) {
+    if (p != forced && rng_.uniform() >= kCrossover) continue;
+    const double mutant = static_cast<double>(a[p]) + kScale * (static_cast<double>(b[p]) - static_cast<double>(c[p]));
+    const double top = static_cast<double>(space_.value_count(p) - 1);
+    trial[p] = static_cast<std::uint32_t>(std::clamp(std::round(mutant), 0.0, top));
+  }
+  return trial;
+}
+
+std::optional<std::size_t> DifferentialEvolution::repaired(const GridPoint& point) {
+  if (const auto index = space_.find(point); index && unvisited_.contains(*index)) {
+    unvisited_.remove(*index);
+    return index;
+  }
+  const auto near = space_.nearest(point, [this](std::size_t i) { return unvisited_.contains(i); });
+  if (!near) return std::nullopt;  // everything visited
+  if (near->distance > kMaxRepairDistance) return unvisited_.take_random(rng_);
+  unvisited_.remove(near->index);
+  return near->index;
+}
+
+void DifferentialEvolution::learn(std::size_t index, const EvaluationResult& result) {
+  if (index >= space_.size()) return;
+  unvisited_.remove(index);  // the tune loop may evaluate configs it did not get from here
+  const bool ok = result.outcome == Outcome::ok && std::isfinite(result.stats.median_ns);
+  const Member member{index, ok ? result.stats.median_ns : std::numeric_limits<double>::infinity()};
+  const auto trial = target_of_trial_.find(index);
+  if (trial != target_of_trial_.end()) {
+    Member& target = population_[trial->second];
+    if (member.time_ns < target.time_ns) target = member;
+    target_of_trial_.erase(trial);
+    return;
+  }
+  if (population_.size() < kPopulation) {
+    population_.push_back(member);
+    return;
+  }
+  // A config the strategy did not propose (the family's default, a reused result): it joins in
+  // place of the slowest member when faster, so no information is thrown away.
+  const auto worst = std::max_element(population_.begin(), population_.end(),
+                                      [](const Member& a, const Member& b) { return a.time_ns < b.time_ns; });
+  if (member.time_ns < worst->time_ns) *worst = member;
+}
+
+}  // namespace ktune

@@ -1,0 +1,53 @@
+// A model-based strategy: the tree-structured Parzen estimator (TPE, Bergstra et al., NeurIPS
+// 2011) on the valid configs. After a few random configs, the observed ones are split into the
+// fastest fraction ("good") and the rest ("bad", failed configs included); each is modelled as
+// a product over parameters of a smoothed distribution over that parameter's value indices, and
+// the next proposal is the unvisited valid config that maximises good(x) / bad(x), the expected
+// improvement under this model.
+//
+// Candidates come from the valid configs themselves (all unvisited ones, or a random sample of
+// them on big spaces), so constraints are respected without any repair step. The density of
+// a parameter is a kernel over value indices (neighbouring values share evidence: block sizes
+// and tile shapes are ordinal) plus a uniform prior, so a value never seen keeps some chance.
+//
+// Never proposes an index twice (observed indices it did not propose count as visited too);
+// nullopt once every config has been visited.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tuner/core/search_space.hpp"
+#include "tuner/strategies/space_index.hpp"
+#include "tuner/strategies/split_mix.hpp"
+#include "tuner/strategies/strategy.hpp"
+
+namespace ktune {
+
+class TreeParzen final : public Strategy {
+ public:
+  TreeParzen(const ValidConfigs& valid, std::uint64_t seed);
+
+ private:
+  struct Observation {
+    std::size_t index;
+    double time_ns;  // infinite for a failed config
+  };
+  // Per parameter, the log density of each value index.
+  using LogDensity = std::vector<std::vector<double>>;
+
+  std::optional<std::size_t> propose() override;
+  void learn(std::size_t index, const EvaluationResult& result) override;
+
+  LogDensity log_density(const std::vector<Observation>& sample) const;
+  double log_ratio(std::size_t index, const LogDensity& good, const LogDensity& bad) const;
+
+  SpaceIndex space_;
+  UnvisitedSet unvisited_;
+  SplitMix rng_;
+  std::vector<Observation> observed_;
+  std::size_t random_proposals_ = 0;
+};
+
+}  // namespace ktune
