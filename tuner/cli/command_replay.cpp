@@ -1,5 +1,6 @@
 // `ktune replay --cache FILE`: scores search strategies offline, against the recorded times of a
-// fully measured space (a Kernel Tuner cache), over several seeds. No device is needed.
+// fully measured space (a Kernel Tuner cache or T4 results), over several seeds. No device is
+// needed.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,7 +18,7 @@ namespace {
 
 struct ReplayOptions {
   std::string cache_file;
-  std::vector<std::string> strategies{"random", "annealing", "genetic"};
+  std::vector<std::string> strategies;  // default: kDefaultStrategy
   std::vector<std::size_t> budgets;
   std::vector<double> budget_fractions;
   std::size_t repeats = 20;
@@ -58,10 +59,27 @@ void print_table(const std::vector<StrategyScore>& scores, const std::vector<Rep
   }
 }
 
-int run_replay(const ReplayOptions& options, const CommonOptions& common) {
-  const KernelTunerCache cache = load_kernel_tuner_cache(options.cache_file);
-  const ReplaySpace space = replay_space(cache);
+nlohmann::json result_json(const StrategyScore& score, const ReplayBaseline& baseline, const ReplaySpace& space) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const ReplayRun& run : score.runs) {
+    nlohmann::json evaluated = nlohmann::json::array();
+    for (const std::size_t index : run.evaluated) evaluated.push_back(space.keys[index]);
+    runs.push_back({{"seed", run.seed}, {"evaluated", evaluated}, {"best", run.best_ms}, {"score", run.score}});
+  }
+  return {{"strategy", score.strategy},
+          {"budget", score.budget},
+          {"repeats", runs},
+          {"score", score.mean_score},
+          {"mean_best_ms", score.mean_best_ms},
+          {"stddev_score", score.stddev_score},
+          {"optimum_ms", baseline.optimum_ms},
+          {"random_expected_ms", baseline.random_ms}};
+}
+
+int run_replay(ReplayOptions options, const CommonOptions& common) {
+  if (options.strategies.empty()) options.strategies = {kDefaultStrategy};
   for (const std::string& strategy : options.strategies) check_strategy_name(strategy);
+  const ReplaySpace space = load_replay_space(options.cache_file);
 
   std::vector<StrategyScore> scores;
   std::vector<ReplayBaseline> baselines;
@@ -74,25 +92,21 @@ int run_replay(const ReplayOptions& options, const CommonOptions& common) {
   }
 
   if (common.json) {
+    // One result per strategy and budget; with only one, its members are also at the top level.
     nlohmann::json rows = nlohmann::json::array();
-    for (std::size_t i = 0; i < scores.size(); ++i)
-      rows.push_back({{"strategy", scores[i].strategy},
-                      {"budget", scores[i].budget},
-                      {"repeats", scores[i].repeats},
-                      {"mean_best_ms", scores[i].mean_best_ms},
-                      {"mean_score", scores[i].mean_score},
-                      {"stddev_score", scores[i].stddev_score},
-                      {"optimum_ms", baselines[i].optimum_ms},
-                      {"random_expected_ms", baselines[i].random_ms}});
-    print_json({{"cache", options.cache_file},
-                {"kernel", cache.kernel_name},
-                {"device", cache.device_name},
-                {"configs", space.valid.size()},
-                {"first_seed", options.seed},
-                {"results", rows}});
+    for (std::size_t i = 0; i < scores.size(); ++i) rows.push_back(result_json(scores[i], baselines[i], space));
+    nlohmann::json document = rows.size() == 1 ? rows[0] : nlohmann::json::object();
+    document.update({{"cache", options.cache_file},
+                     {"kernel", space.kernel},
+                     {"device", space.device},
+                     {"configs", space.valid.size()},
+                     {"first_seed", options.seed},
+                     {"results", rows}});
+    print_json(document);
     return 0;
   }
-  std::cout << cache.kernel_name << " on " << cache.device_name << ": " << space.valid.size() << " configs, "
+  std::cout << (space.kernel.empty() ? options.cache_file : space.kernel)
+            << (space.device.empty() ? "" : " on " + space.device) << ": " << space.valid.size() << " configs, "
             << options.repeats << " repeats from seed " << options.seed << "\n";
   print_table(scores, baselines);
   return 0;
@@ -104,16 +118,18 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
   auto options = std::make_shared<ReplayOptions>();
   auto* command = app.add_subcommand(
       "replay",
-      "Score search strategies offline on a fully measured space (a Kernel Tuner cache): each\n"
-      "strategy runs against the recorded times with a budget of evaluations, over several seeds.\n"
+      "Score search strategies offline on a fully measured space (a Kernel Tuner cache or T4\n"
+      "results): each strategy runs against the recorded times with a budget of evaluations,\n"
+      "over several seeds.\n"
       "score = (best found - random) / (optimum - random), where random is the expected best of\n"
       "random sampling without replacement with the same budget: 0 is no better than random,\n"
       "1 always finds the optimum.");
-  command->add_option("--cache", options->cache_file, "Kernel Tuner cache (.json or .json.gz) of a brute-forced space")
+  command->add_option("--cache", options->cache_file,
+                      "Kernel Tuner cache or T4 results (.json or .json.gz) of a brute-forced space")
       ->required()
       ->check(CLI::ExistingFile);
-  command->add_option("--strategy", options->strategies, "Strategy to score; repeat for several (default: random,\n"
-                      "annealing and genetic)");
+  command->add_option("--strategy", options->strategies,
+                      std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy + ")");
   command->add_option("--budget", options->budgets, "Evaluations per run; repeat for several")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max() / 2));
   command->add_option("--budget-fraction", options->budget_fractions,

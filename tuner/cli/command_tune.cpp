@@ -29,7 +29,7 @@ struct TuneOptions {
   std::string backend;
   std::string shape;
   std::string precision = "fp32";
-  std::string strategy = "random";
+  std::string strategy = kDefaultStrategy;
   std::optional<std::size_t> budget;
   std::optional<double> time_limit;
   std::uint64_t seed = 1;
@@ -207,10 +207,11 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       ->check(non_empty("give dim=value pairs such as rows=256,cols=1024, or leave out --shape for the family's "
                         "default (see ktune list)"));
   command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
-  command->add_option("--strategy", options->strategy, "random (sampling without replacement: the whole space when\n"
-                      "unlimited, a spread sample under a budget), brute_force (enumeration order),\n"
-                      "annealing (simulated annealing between neighbouring configs) or genetic\n"
-                      "(a genetic algorithm); see ktune replay for how they compare")->capture_default_str();
+  command->add_option("--strategy", options->strategy, "tpe (model-based: a tree-structured Parzen estimator),\n"
+                      "random (sampling without replacement), brute_force (enumeration order), annealing\n"
+                      "(simulated annealing between neighbouring configs), genetic (a genetic algorithm)\n"
+                      "or differential_evolution; each covers the whole space when unlimited. The default\n"
+                      "scored best on recorded GPU spaces (ktune replay, reports/search.md)")->capture_default_str();
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
       ->check(whole_number(1, std::numeric_limits<std::size_t>::max() / 2,
                            "a whole number of configs of at least 1 (e.g. 50)", "N>=1"));

@@ -9,11 +9,11 @@ namespace {
 
 // Small for the same reason as the genetic algorithm's: budgets are a few hundred evaluations,
 // so evolution has to start after a few percent of a space of thousands of configs.
-constexpr std::size_t kPopulation = 12;
+constexpr std::size_t kPopulation = 8;
 // The usual DE/rand/1/bin constants. In value-index units F = 0.8 turns a difference of one or
 // two steps into a move of one or two steps, which is the scale neighbouring configs differ on.
 constexpr double kScale = 0.8;
-constexpr double kCrossover = 0.7;
+constexpr double kCrossover = 0.9;
 // As in the genetic algorithm: a repair further than this is a random restart instead.
 constexpr std::size_t kMaxRepairDistance = 3;
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tuner/core/errors.hpp"
+#include "tuner/formats/data_file.hpp"
 
 namespace ktune {
 namespace {
@@ -63,6 +64,7 @@ ReplaySpace replay_space(const KernelTunerCache& cache) {
     parameters.push_back(Parameter{name, values, ""});
   }
   std::vector<std::uint32_t> indices;
+  std::vector<std::string> keys;
   std::vector<std::optional<double>> times;
   std::vector<std::optional<KernelTunerFailure>> failures;
   bool any_success = false;
@@ -74,14 +76,71 @@ ReplaySpace replay_space(const KernelTunerCache& cache) {
     for (std::size_t p = 0; p < parameters.size(); ++p)
       indices.push_back(value_index_of(parameters[p].values, record.config[column_of_key[p]], where));
     const bool measured = record.time_ms && std::isfinite(*record.time_ms) && !record.failure;
+    keys.push_back(record.key);
     times.push_back(measured ? record.time_ms : std::nullopt);
     failures.push_back(record.failure);
     any_success = any_success || measured;
   }
   if (!any_success) throw InputError(cache.kernel_name + ": no record has a time to score strategies against");
   const std::uint64_t total = saturating_product(parameters);
-  return ReplaySpace{ValidConfigs(std::move(parameters), std::move(indices), total, 0.0), std::move(times),
-                     std::move(failures)};
+  return ReplaySpace{cache.kernel_name, cache.device_name,
+                     ValidConfigs(std::move(parameters), std::move(indices), total, 0.0),
+                     std::move(keys), std::move(times), std::move(failures)};
+}
+
+ReplaySpace replay_space(const T4Results& results) {
+  if (results.results.empty()) throw InputError("T4 results: no results to replay");
+  // The parameters of the first result, each with every value any result gives it.
+  KernelTunerCache cache;
+  for (const auto& [name, value] : results.results.front().configuration.values) {
+    cache.tune_params_keys.push_back(name);
+    cache.tune_params.emplace_back(name, std::vector<Value>{});
+  }
+  for (std::size_t r = 0; r < results.results.size(); ++r) {
+    const T4Result& result = results.results[r];
+    const std::string where = "T4 results[" + std::to_string(r) + "]";
+    KernelTunerRecord record;
+    for (auto& [name, values] : cache.tune_params) {
+      if (!result.configuration.has(name)) throw InputError(where + ".configuration: no value for '" + name + "'");
+      const Value& value = result.configuration.at(name);
+      record.config.push_back(value);
+      if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+    }
+    if (result.configuration.values.size() != cache.tune_params_keys.size())
+      throw InputError(where + ".configuration: has other parameters than the first result");
+    record.key = kernel_tuner_key(record.config);
+    const T4Measurement* time = result.measurement("time");
+    if (result.invalidity != T4Invalidity::correct || time == nullptr || !time->value.is_number())
+      record.failure = result.invalidity == T4Invalidity::compile ? KernelTunerFailure::compilation_failed
+                                                                  : KernelTunerFailure::runtime_failed;
+    else
+      record.time_ms = time->value.get<double>();
+    cache.records.push_back(std::move(record));
+  }
+  // Numbers by value whether stored as integers or reals; strings after numbers.
+  const auto ascending = [](const Value& a, const Value& b) {
+    const bool a_number = !std::holds_alternative<std::string>(a), b_number = !std::holds_alternative<std::string>(b);
+    if (a_number && b_number) return as_double(a, "T4 results") < as_double(b, "T4 results");
+    if (a_number != b_number) return a_number;
+    return std::get<std::string>(a) < std::get<std::string>(b);
+  };
+  for (auto& [name, values] : cache.tune_params) std::sort(values.begin(), values.end(), ascending);
+  return replay_space(cache);
+}
+
+ReplaySpace load_replay_space(const std::filesystem::path& file) {
+  const std::string text = read_text_maybe_gzip(file);
+  // T4 results are the only one of the two with a top-level "results" array.
+  bool t4 = false;
+  try {
+    const auto json = nlohmann::json::parse(text);
+    t4 = json.is_object() && json.contains("results") && json.at("results").is_array();
+  } catch (const nlohmann::json::parse_error&) {
+    // An unterminated Kernel Tuner cache (an interrupted run) is not valid JSON; its reader
+    // recovers the complete records.
+  }
+  if (t4) return replay_space(read_t4_results(text, file.string()));
+  return replay_space(read_kernel_tuner_cache(text, file.string()));
 }
 
 double expected_best_of_random(std::vector<double> times_ms, std::size_t budget) {
@@ -102,17 +161,19 @@ double expected_best_of_random(std::vector<double> times_ms, std::size_t budget)
   return expected;
 }
 
-double replay_best_ms(const ReplaySpace& space, Strategy& strategy, std::size_t budget) {
+ReplayRun replay_run(const ReplaySpace& space, Strategy& strategy, std::size_t budget) {
   const std::vector<double> times = space.scoring_times_ms();
-  double best = std::numeric_limits<double>::infinity();
+  ReplayRun run;
+  run.best_ms = std::numeric_limits<double>::infinity();
   for (std::size_t evaluated = 0; evaluated < budget; ++evaluated) {
     const auto index = strategy.next();
     if (!index) break;
     if (*index >= times.size()) throw std::logic_error("replay: a strategy proposed an index past the space");
     strategy.observe(*index, space.recorded_result(*index));
-    best = std::min(best, times[*index]);
+    run.evaluated.push_back(*index);
+    run.best_ms = std::min(run.best_ms, times[*index]);
   }
-  return best;
+  return run;
 }
 
 ReplayBaseline replay_baseline(const ReplaySpace& space, std::size_t budget) {
@@ -134,9 +195,12 @@ StrategyScore score_strategy(const ReplaySpace& space, const std::string& strate
   StrategyScore result{strategy, budget, repeats};
   for (std::size_t r = 0; r < repeats; ++r) {
     const auto instance = make_strategy(strategy, space.valid, first_seed + r);
-    const double best = replay_best_ms(space, *instance, budget);
-    result.mean_best_ms += best / static_cast<double>(repeats);
-    scores.push_back(replay_score(best, baseline));
+    ReplayRun run = replay_run(space, *instance, budget);
+    run.seed = first_seed + r;
+    run.score = replay_score(run.best_ms, baseline);
+    result.mean_best_ms += run.best_ms / static_cast<double>(repeats);
+    scores.push_back(run.score);
+    result.runs.push_back(std::move(run));
   }
   for (const double score : scores) result.mean_score += score / static_cast<double>(repeats);
   if (repeats > 1) {

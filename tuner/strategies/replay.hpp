@@ -8,7 +8,7 @@
 // random sampling without replacement with the same budget: 0 is no better than random, 1 is
 // always the optimum.
 //
-//   const ReplaySpace space = replay_space(load_kernel_tuner_cache("convolution_A100.json.gz"));
+//   const ReplaySpace space = load_replay_space("convolution_A100.json.gz");  // a cache or T4 results
 //   const StrategyScore s = score_strategy(space, "annealing", /*budget=*/200, /*repeats=*/20, /*first_seed=*/1);
 //
 // The cache's records become a ValidConfigs directly (its tune_params are the parameters, each
@@ -27,13 +27,17 @@
 
 #include "tuner/core/search_space.hpp"
 #include "tuner/formats/kernel_tuner_cache.hpp"
+#include "tuner/formats/t4_results.hpp"
 #include "tuner/measure/evaluation.hpp"
 #include "tuner/strategies/strategy.hpp"
 
 namespace ktune {
 
 struct ReplaySpace {
+  std::string kernel;                          // as the file names it ("" when it does not)
+  std::string device;
   ValidConfigs valid;                          // one config per record, in file order
+  std::vector<std::string> keys;               // per config, its Kernel Tuner key "v1,v2,..."
   std::vector<std::optional<double>> time_ms;  // per config; nullopt for a failed record
   std::vector<std::optional<KernelTunerFailure>> failure;
 
@@ -45,14 +49,26 @@ struct ReplaySpace {
 
 // InputError when a record's value is not in its parameter's list or no record succeeded.
 ReplaySpace replay_space(const KernelTunerCache& cache);
+// T4 results as a space: each parameter's values are those the results hold, in ascending order
+// (strategies step between adjacent values); the objective is the "time" measurement, and a
+// result marked invalid is a failed config. InputError when a result lacks a parameter.
+ReplaySpace replay_space(const T4Results& results);
+// Either format, told apart by content.
+ReplaySpace load_replay_space(const std::filesystem::path& file);
 
 // The expected minimum of `budget` times drawn without replacement from `times_ms`, exactly:
 // with the times sorted, the k-th smallest (1-based, of N) is the minimum with probability
 // C(N-k, budget-1) / C(N, budget). A budget of 0 is refused; one above N is N.
 double expected_best_of_random(std::vector<double> times_ms, std::size_t budget);
 
-// The best scoring time a strategy finds within `budget` evaluations (fewer when it runs out).
-double replay_best_ms(const ReplaySpace& space, Strategy& strategy, std::size_t budget);
+struct ReplayRun {
+  std::uint64_t seed = 0;
+  std::vector<std::size_t> evaluated;  // config indices in the order the strategy proposed them
+  double best_ms = 0;                  // the best scoring time among them
+  double score = 0;
+};
+// What a strategy evaluates within `budget` evaluations (fewer when it runs out).
+ReplayRun replay_run(const ReplaySpace& space, Strategy& strategy, std::size_t budget);
 
 struct ReplayBaseline {
   double optimum_ms;
@@ -70,6 +86,7 @@ struct StrategyScore {
   double mean_best_ms = 0;
   double mean_score = 0;
   double stddev_score = 0;  // sample standard deviation over the repeats; 0 for one repeat
+  std::vector<ReplayRun> runs;
 };
 // Runs `strategy` with seeds first_seed, first_seed + 1, ... (`repeats` of them).
 StrategyScore score_strategy(const ReplaySpace& space, const std::string& strategy, std::size_t budget,

@@ -1,14 +1,16 @@
 // A model-based strategy: the tree-structured Parzen estimator (TPE, Bergstra et al., NeurIPS
 // 2011) on the valid configs. After a few random configs, the observed ones are split into the
 // fastest fraction ("good") and the rest ("bad", failed configs included); each is modelled as
-// a product over parameters of a smoothed distribution over that parameter's value indices, and
-// the next proposal is the unvisited valid config that maximises good(x) / bad(x), the expected
+// a kernel density over the configs, and the next proposal is the unvisited valid config that maximises good(x) / bad(x), the expected
 // improvement under this model.
 //
 // Candidates come from the valid configs themselves (all unvisited ones, or a random sample of
 // them on big spaces), so constraints are respected without any repair step. The density of
-// a parameter is a kernel over value indices (neighbouring values share evidence: block sizes
-// and tile shapes are ordinal) plus a uniform prior, so a value never seen keeps some chance.
+// configs is a sum of Gaussian kernels over value indices centred on the observations of that
+// group (neighbouring values share evidence: block sizes and tile shapes are ordinal), taken
+// jointly over all parameters (the multivariate TPE of Falkner et al., ICML 2018), because
+// kernel parameters interact: a block size is only good with a matching tile size. A uniform
+// prior keeps configs far from every observation reachable.
 //
 // Never proposes an index twice (observed indices it did not propose count as visited too);
 // nullopt once every config has been visited.
@@ -34,14 +36,13 @@ class TreeParzen final : public Strategy {
     std::size_t index;
     double time_ns;  // infinite for a failed config
   };
-  // Per parameter, the log density of each value index.
-  using LogDensity = std::vector<std::vector<double>>;
 
   std::optional<std::size_t> propose() override;
   void learn(std::size_t index, const EvaluationResult& result) override;
 
-  LogDensity log_density(const std::vector<Observation>& sample) const;
-  double log_ratio(std::size_t index, const LogDensity& good, const LogDensity& bad) const;
+  // The kernel density of `sample` at config `index`, up to a factor common to all configs.
+  double density(std::size_t index, const std::vector<Observation>& sample) const;
+  std::vector<std::size_t> candidates();
 
   SpaceIndex space_;
   UnvisitedSet unvisited_;
