@@ -40,6 +40,7 @@ struct TuneOptions {
   double max_noise = 0.005;
   std::string export_dir = "tuned";
   bool no_export = false;
+  std::string record_dir;
   bool compile_only = false;
   std::string arch;
 };
@@ -77,6 +78,7 @@ void print_summary(const TuneSummary& s, const std::string& header) {
     line("", timing(*s.default_config) + speedup);
   }
   if (!header.empty()) line("header", header);
+  for (const auto& file : s.recorded_files) line("recorded", file.string());
   char took[32];
   std::snprintf(took, sizeof took, "%.1f s", s.seconds);
   line("took", took);
@@ -131,6 +133,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   // The export directory is checked before the tune, not after minutes of measuring.
   if (!options.compile_only && !options.no_export)
     check_output_dir(options.export_dir, "--export-dir", "or --no-export");
+  if (!options.record_dir.empty()) check_output_dir(options.record_dir, "--record", "or leave out --record");
 
   TuneRequest request;
   request.backend = backend;
@@ -148,6 +151,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.measure.stopping.min_samples = options.min_samples;
   request.measure.stopping.max_noise = options.max_noise;
   request.argv = common.argv;
+  if (!options.record_dir.empty()) request.record_dir = options.record_dir;
 
   if (options.compile_only) return run_compile_only_command(options, request, kernels, common);
 
@@ -241,6 +245,10 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       ->capture_default_str()
       ->check(non_empty("give a directory, or pass --no-export"));
   command->add_flag("--no-export", options->no_export, "Do not write generated headers");
+  command->add_option("--record", options->record_dir,
+                      "Also write the visited configs of each tune to DIR as a Kernel Tuner cache and as\n"
+                      "T4 results (a brute_force tune records the whole space, for ktune replay)")
+      ->check(non_empty("give a directory, or leave out --record"));
   command->add_flag("--compile-only", options->compile_only,
                     "Compile every valid variant (GPU backends) without running anything; needs --arch; "
                     "exit 1 if any fails");

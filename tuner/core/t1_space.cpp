@@ -4,6 +4,7 @@
 
 #include "tuner/core/errors.hpp"
 #include "tuner/core/json_file.hpp"
+#include "tuner/core/value_list.hpp"
 
 namespace ktune {
 
@@ -17,6 +18,12 @@ SearchSpace load_t1_space(const std::filesystem::path& file) {
   }
   return t1_space_from_json(t1, file.string());
 }
+
+namespace {
+
+std::string values_text(const nlohmann::json& parameter) { return parameter.at("Values").get<std::string>(); }
+
+}  // namespace
 
 SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& where) {
   // Every shape check names what was expected: T1 files come from other tools and from users.
@@ -43,11 +50,10 @@ SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& wher
     if (name.empty()) throw InputError(at + ": missing Name (a string)");
     nlohmann::json values = parameter.value("Values", nlohmann::json());
     if (values.is_string()) {
-      const std::string text = values.get<std::string>();
-      values = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (values.is_discarded() || !values.is_array())
-        throw InputError(at + " (" + name + "): Values \"" + text +
-                         "\" is a Python computation; only list literals such as \"[1, 2, 4]\" are read");
+      // A Python expression: a list literal, range(), list(), a comprehension or a sum of them.
+      values = nlohmann::json::array();
+      for (const Value& value : evaluate_value_list(values_text(parameter), at + " (" + name + ")"))
+        values.push_back(to_json(value));
     }
     ours["parameters"].push_back({{"name", name}, {"values", values}});
   }

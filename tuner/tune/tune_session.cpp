@@ -14,6 +14,7 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/strategies/strategy.hpp"
+#include "tuner/tune/tune_recording.hpp"
 #include "tuner/worker/worker_client.hpp"
 
 #ifndef KTUNE_DEFAULT_SEARCH_SPACE_DIR
@@ -137,6 +138,11 @@ nlohmann::json TuneSummary::to_json() const {
                         {"stop_reason", stop_reason},
                         {"interrupted", interrupted},
                         {"run_id", run_id}};
+  if (!recorded_files.empty()) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& file : recorded_files) files.push_back(file.string());
+    out["recorded"] = files;
+  }
   if (best && default_config && best->stats.median_ns > 0)
     out["speedup_over_default"] = default_config->stats.median_ns / best->stats.median_ns;
   return out;
@@ -234,6 +240,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     return index;
   };
 
+  TuneRecording recording(valid.parameters(), family.name(), summary.device.name, problem);
   MeasureSettings settings = request.measure;
   settings.seed = mix_seed(request.seed, problem.key());
   const std::size_t planned = request.budget ? std::min(*request.budget, valid.size()) : valid.size();
@@ -305,6 +312,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
       ++summary.evaluated;
     }
     ++summary.outcomes[std::string(to_string(result.outcome))];
+    if (request.record_dir) recording.add(config, result);
     strategy->observe(*index, result);
     if (better(result, summary.best)) summary.best = ConfigTiming{config, result.stats, result.error};
     if (index == default_index && result.outcome == Outcome::ok)
@@ -313,6 +321,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     observer.visited(summary, planned);
   }
   summary.seconds = elapsed();
+  if (request.record_dir) summary.recorded_files = save_recording(recording, *request.record_dir, request.backend, problem);
   run_guard.finish(summary.interrupted ? "interrupted" : "finished");
   observer.finished(summary);
   return summary;

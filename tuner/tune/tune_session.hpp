@@ -37,6 +37,9 @@ struct TuneRequest {
   std::optional<std::filesystem::path> space_file;  // default: search_spaces/<family>.<backend>.json
   MeasureSettings measure;
   double config_timeout_s = 60.0;             // per config, verification and timing included
+  // When set, every visited config (reused ones too) is also written there as a Kernel Tuner
+  // cache and as T4 results, named after the kernel, backend and problem (tune_recording.hpp).
+  std::optional<std::filesystem::path> record_dir;
   std::vector<std::string> argv;
 };
 
@@ -66,6 +69,7 @@ struct TuneSummary {
   bool interrupted = false;
   std::int64_t run_id = 0;
   std::filesystem::path space_file;
+  std::vector<std::filesystem::path> recorded_files;  // with TuneRequest::record_dir
 
   nlohmann::json to_json() const;
 };
