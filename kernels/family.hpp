@@ -24,9 +24,21 @@ class CpuKernel;
 //     order) followed by its dims (long long, in dims() order);
 //   - launch geometry comes from the search space's "launch" expressions: grid_x/y/z,
 //     block_x/y/z and shared_bytes.
+//
+// A kernel from outside ktune (a T1 spec's KernelFile, kernels/t1/) gives its own `text` and asks
+// for `raw_defines`: its parameters arrive as `-Dname=value` under their own names, the way
+// Kernel Tuner passes them, and its arguments follow kernel_arguments().
 struct GpuSource {
   std::string_view file;   // the main file, e.g. "kernels/rmsnorm/rmsnorm.cu"
   std::string_view entry;  // the kernel's extern "C" name
+  std::string_view text = {};  // the source itself when it is not embedded in ktune
+  bool raw_defines = false;
+};
+
+// One kernel argument in launch order, for kernels that do not take "tensors, then dims".
+struct KernelArgument {
+  int tensor = -1;                   // index into tensors(), or -1 for a scalar
+  std::vector<unsigned char> bytes;  // a scalar's value as the kernel's parameter type holds it
 };
 
 struct DimSpec {
@@ -66,6 +78,13 @@ class KernelFamily {
 
   // Reads the input tensors and writes the outputs, all in float64.
   virtual void reference(const Problem& problem, HostTensors& tensors) const = 0;
+  // False when the family has no reference for its outputs (a T1 spec without
+  // ReferenceArguments): variants then run unverified, with error -1.
+  virtual bool verifies() const { return true; }
+  // Options given to NVRTC after ktune's own, for a source with raw_defines.
+  virtual std::vector<std::string> cuda_compiler_options() const { return {}; }
+  // The kernel's arguments in order; empty (the default) for the contract above.
+  virtual std::vector<KernelArgument> kernel_arguments(const Problem&) const { return {}; }
 
   // The CPU implementation, or nullptr when the family has none.
   virtual const CpuKernel* cpu_kernel() const { return nullptr; }
@@ -76,7 +95,7 @@ class KernelFamily {
   // unknown dim (listing the valid ones) or a value below 1.
   Problem make_problem(const std::map<std::string, std::int64_t>& overrides, Precision precision) const;
   // Random inputs from `seed`, outputs zeroed.
-  HostTensors make_inputs(const Problem& problem, std::uint64_t seed) const;
+  virtual HostTensors make_inputs(const Problem& problem, std::uint64_t seed) const;
 };
 
 // All families compiled into this binary. Test-only families (kernels/testing/) are included

@@ -13,6 +13,7 @@
 #include "kernels/softmax/softmax.hpp"
 #include "kernels/softmax_dropout/softmax_dropout.hpp"
 #include "kernels/swiglu/swiglu.hpp"
+#include "kernels/t1/t1_kernel.hpp"
 #include "kernels/testing/fault_injection.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -29,6 +30,7 @@ bool test_families_enabled() {
 std::vector<const KernelFamily*> all_families() {
   std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family()};
   if (test_families_enabled()) families.push_back(&fault_injection_family());
+  if (const KernelFamily* t1 = registered_t1_kernel()) families.push_back(t1);  // ktune tune --t1
   return families;
 }
 

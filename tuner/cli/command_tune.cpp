@@ -7,6 +7,7 @@
 
 #include "db/store.hpp"
 #include "kernels/family.hpp"
+#include "kernels/t1/t1_kernel.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/cli/progress_line.hpp"
@@ -41,6 +42,7 @@ struct TuneOptions {
   std::string export_dir = "tuned";
   bool no_export = false;
   std::string record_dir;
+  std::string t1_spec;
   bool compile_only = false;
   std::string arch;
 };
@@ -102,16 +104,30 @@ int run_compile_only_command(const TuneOptions& options, TuneRequest request, co
     }
     results.push_back(result);
   }
-  if (common.json) print_json(results.size() == 1 && options.kernels.size() == 1 ? results[0] : results);
+  if (common.json) print_json(results.size() == 1 && (options.kernels.size() == 1 || !options.t1_spec.empty()) ? results[0] : results);
   return failed == 0 ? 0 : static_cast<int>(ExitCode::check_failed);
 }
 
 int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
-  const auto precision = parse_precision(options.precision);
+  auto precision = parse_precision(options.precision);
   if (!precision)
     throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
                      join_names(all_precision_names()));
-  const std::vector<std::string> kernels = options.kernels.empty() ? default_family_names() : options.kernels;
+  std::vector<std::string> kernels = options.kernels.empty() ? default_family_names() : options.kernels;
+  if (!options.t1_spec.empty()) {
+    if (!options.kernels.empty()) throw InputError("--t1 tunes the spec's own kernel; leave out --kernel");
+    if (!options.space_file.empty()) throw InputError("--t1 brings its own search space; leave out --space");
+    if (!options.backend.empty() && options.backend != "cuda")
+      throw InputError("--t1: the spec's kernel runs on the cuda backend, not " + options.backend);
+    const std::vector<const KernelFamily*> built_in = all_families();
+    const KernelFamily& family = register_t1_kernel(options.t1_spec);
+    for (const KernelFamily* other : built_in)
+      if (other->name() == family.name())
+        throw InputError(options.t1_spec + ": the benchmark is named '" + family.name() +
+                         "' like a kernel family of ktune; rename General.BenchmarkName");
+    kernels = {family.name()};
+    precision = family.precisions().front();  // the type of the spec's vectors
+  }
   for (const auto& kernel : kernels) find_family(kernel);  // unknown names fail before any work
   if (!options.space_file.empty() && kernels.size() != 1)
     throw InputError("--space " + options.space_file + " is the search space of one kernel, but this tune has " +
@@ -122,7 +138,8 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
                      "present); add --compile-only, or leave out --arch");
   if (options.compile_only && options.arch.empty())
     throw InputError("--compile-only needs --arch (e.g. --arch sm_90a)");
-  const std::string backend = options.backend.empty() ? best_available_backend() : options.backend;
+  const std::string backend =
+      !options.backend.empty() ? options.backend : !options.t1_spec.empty() ? "cuda" : best_available_backend();
   require_backend_built(backend);
   if (options.compile_only) {
     if (backend == "cpu")
@@ -131,7 +148,10 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     check_arch(backend, options.arch);
   }
   // The export directory is checked before the tune, not after minutes of measuring.
-  if (!options.compile_only && !options.no_export)
+  // A T1 kernel has no search-space file for a header's fallback: its results stay in the
+  // database and in --record files.
+  const bool no_export = options.no_export || !options.t1_spec.empty();
+  if (!options.compile_only && !no_export)
     check_output_dir(options.export_dir, "--export-dir", "or --no-export");
   if (!options.record_dir.empty()) check_output_dir(options.record_dir, "--record", "or leave out --record");
 
@@ -152,6 +172,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.measure.stopping.max_noise = options.max_noise;
   request.argv = common.argv;
   if (!options.record_dir.empty()) request.record_dir = options.record_dir;
+  if (!options.t1_spec.empty()) request.t1_spec = options.t1_spec;
 
   if (options.compile_only) return run_compile_only_command(options, request, kernels, common);
 
@@ -165,7 +186,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     std::string header;
     nlohmann::json json = summary.to_json();
     // A tune where nothing ran correctly leaves an existing header alone.
-    if (!options.no_export && summary.best) {
+    if (!no_export && summary.best) {
       Store store = Store::open(request.db);
       const auto exported = export_tuned_family(store, kernel, backend, options.export_dir);
       header = exported.header.string();
@@ -182,7 +203,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
       break;
     }
   }
-  if (common.json) print_json(results.size() == 1 && options.kernels.size() == 1 ? results[0] : results);
+  if (common.json) print_json(results.size() == 1 && (options.kernels.size() == 1 || !options.t1_spec.empty()) ? results[0] : results);
   if (interrupted) return 130;
   if (!failed_kernels.empty()) {
     std::cerr << "ktune: no config of " << join_names(failed_kernels)
@@ -225,6 +246,11 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--seed", options->seed, "Seed of the strategy and of the random inputs")
       ->capture_default_str()
       ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max(), "a whole number of at least 0 (e.g. 7)"));
+  command->add_option("--t1", options->t1_spec,
+                      "Tune the kernel of a T1 spec (Kernel Tuner/KTT/BAT JSON): its KernelFile, arguments,\n"
+                      "launch sizes, parameters and conditions, checked against its ReferenceArguments;\n"
+                      "CUDA through NVRTC. Results go to the database (and --record), not to headers")
+      ->check(CLI::ExistingFile);
   command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json")
       ->check(non_empty("give the path of a search-space JSON file, or leave out --space for the kernel's own"));
   command->add_option("--config-timeout", options->config_timeout,

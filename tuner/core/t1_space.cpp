@@ -1,6 +1,8 @@
 #include "tuner/core/t1_space.hpp"
 
+#include <cctype>
 #include <fstream>
+#include <regex>
 
 #include "tuner/core/errors.hpp"
 #include "tuner/core/json_file.hpp"
@@ -19,7 +21,75 @@ SearchSpace load_t1_space(const std::filesystem::path& file) {
   return t1_space_from_json(t1, file.string());
 }
 
+std::string t1_benchmark_name(const nlohmann::json& t1) {
+  for (const auto& [section, key] : {std::pair{"General", "BenchmarkName"}, std::pair{"KernelSpecification", "KernelName"}})
+    if (t1.is_object() && t1.contains(section) && t1[section].is_object() && t1[section].contains(key) &&
+        t1[section][key].is_string() && !t1[section][key].get<std::string>().empty())
+      return t1[section][key].get<std::string>();
+  return "t1";
+}
+
+std::vector<std::int64_t> t1_problem_size(const nlohmann::json& t1, const std::string& where) {
+  if (!t1.is_object() || !t1.contains("KernelSpecification") || !t1["KernelSpecification"].is_object() ||
+      !t1["KernelSpecification"].contains("ProblemSize"))
+    return {};
+  const auto& size = t1["KernelSpecification"]["ProblemSize"];
+  const nlohmann::json list = size.is_array() ? size : nlohmann::json::array({size});
+  std::vector<std::int64_t> sizes;
+  for (const auto& entry : list) {
+    if (!entry.is_number_integer() || entry.get<std::int64_t>() < 1)
+      throw InputError(where + ": KernelSpecification.ProblemSize: expected positive whole numbers, got " + size.dump());
+    sizes.push_back(entry.get<std::int64_t>());
+  }
+  return sizes;
+}
+
+std::string substitute_problem_size(const std::string& text, const std::vector<std::int64_t>& sizes,
+                                    const std::string& where) {
+  static const std::regex reference(R"(ProblemSize\s*\[\s*([0-9]+)\s*\])");
+  std::string out;
+  auto begin = std::sregex_iterator(text.begin(), text.end(), reference);
+  std::size_t last = 0;
+  for (auto match = begin; match != std::sregex_iterator(); ++match) {
+    const std::size_t index = std::stoul((*match)[1].str());
+    if (index >= sizes.size())
+      throw InputError(where + ": \"" + text + "\" reads ProblemSize[" + std::to_string(index) + "] but ProblemSize has " +
+                       std::to_string(sizes.size()) + " entries");
+    out += text.substr(last, static_cast<std::size_t>(match->position()) - last) + std::to_string(sizes[index]);
+    last = static_cast<std::size_t>(match->position() + match->length());
+  }
+  return out + text.substr(last);
+}
+
 namespace {
+
+// The launch expressions of a KernelSpecification (see the header).
+nlohmann::json t1_launch(const nlohmann::json& kernel, const std::vector<std::int64_t>& sizes, const std::string& where) {
+  nlohmann::json launch = nlohmann::json::object();
+  const auto axis_text = [&](const char* member, const char* axis) -> std::string {
+    if (!kernel.contains(member) || !kernel[member].is_object() || !kernel[member].contains(axis)) return "1";
+    const auto& value = kernel[member][axis];
+    if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+    if (!value.is_string())
+      throw InputError(where + ": KernelSpecification." + member + "." + axis + ": expected an expression string");
+    return "(" + substitute_problem_size(value.get<std::string>(), sizes, where + ": KernelSpecification." + member) + ")";
+  };
+  const bool grid_in_blocks = kernel.value("GlobalSizeType", std::string("OpenCL")) == "CUDA";
+  for (const auto& [axis, lower] : {std::pair{"X", "x"}, std::pair{"Y", "y"}, std::pair{"Z", "z"}}) {
+    const std::string block = axis_text("LocalSize", axis);
+    const std::string global = axis_text("GlobalSize", axis);
+    launch[std::string("block_") + lower] = block;
+    launch[std::string("grid_") + lower] = grid_in_blocks ? global : "ceil_div(" + global + ", " + block + ")";
+  }
+  if (kernel.contains("SharedMemory") && kernel["SharedMemory"].is_number_integer())
+    launch["shared_bytes"] = std::to_string(kernel["SharedMemory"].get<std::int64_t>());
+  return launch;
+}
+
+std::string lower_case(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
 
 std::string values_text(const nlohmann::json& parameter) { return parameter.at("Values").get<std::string>(); }
 
@@ -36,8 +106,9 @@ SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& wher
                                                                                   : fallback;
   };
 
-  nlohmann::json ours = {{"family", text_or(t1.value("General", nlohmann::json::object()), "BenchmarkName", "t1")},
-                         {"backend", text_or(t1.value("KernelSpecification", nlohmann::json::object()), "Language", "t1")},
+  const nlohmann::json kernel = t1.value("KernelSpecification", nlohmann::json::object());
+  nlohmann::json ours = {{"family", t1_benchmark_name(t1)},
+                         {"backend", lower_case(text_or(kernel, "Language", "t1"))},
                          {"parameters", nlohmann::json::array()},
                          {"constraints", nlohmann::json::array()}};
   const auto& parameters = space["TuningParameters"];
@@ -67,6 +138,8 @@ SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& wher
       ours["constraints"].push_back(expression);
     }
   }
+  if (kernel.is_object() && kernel.contains("LocalSize"))
+    ours["launch"] = t1_launch(kernel, t1_problem_size(t1, where), where);
   return SearchSpace::from_json(ours, where);
 }
 

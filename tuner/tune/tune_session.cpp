@@ -13,6 +13,7 @@
 #include "tuner/backends/variant_builder.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
+#include "tuner/core/t1_space.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/tune_recording.hpp"
 #include "tuner/worker/worker_client.hpp"
@@ -158,8 +159,9 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   if (request.time_limit_s && *request.time_limit_s <= 0) throw InputError("--time-limit: must be positive");
   const Problem problem = family.make_problem(request.shape, request.precision);
   const std::string source_hash = kernel_source_hash(family, request.backend);
-  const auto space_file = request.space_file.value_or(default_space_file(family.name(), request.backend));
-  const SearchSpace space = SearchSpace::load(space_file);
+  const auto space_file = request.t1_spec.value_or(
+      request.space_file.value_or(default_space_file(family.name(), request.backend)));
+  const SearchSpace space = request.t1_spec ? load_t1_space(space_file) : SearchSpace::load(space_file);
   if (space.family() != family.name() || space.backend() != request.backend)
     throw InputError(space_file.string() + ": describes " + space.family() + " on " + space.backend() + ", not " +
                      family.name() + " on " + request.backend);
@@ -333,8 +335,9 @@ nlohmann::json run_compile_only(const TuneRequest& request, const std::string& a
   require_backend_built(request.backend);
   const Problem problem = family.make_problem(request.shape, request.precision);
   kernel_source_hash(family, request.backend);  // InputError when the family has no such source
-  const auto space_file = request.space_file.value_or(default_space_file(family.name(), request.backend));
-  const SearchSpace space = SearchSpace::load(space_file);
+  const auto space_file = request.t1_spec.value_or(
+      request.space_file.value_or(default_space_file(family.name(), request.backend)));
+  const SearchSpace space = request.t1_spec ? load_t1_space(space_file) : SearchSpace::load(space_file);
   const DeviceInfo device = nominal_device(request.backend, arch);
   const SpaceContext context = make_context(problem, device);
   const ValidConfigs valid = space.enumerate(context);

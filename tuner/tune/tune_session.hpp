@@ -35,6 +35,9 @@ struct TuneRequest {
   std::uint64_t seed = 1;
   std::filesystem::path db = "ktune.db";
   std::optional<std::filesystem::path> space_file;  // default: search_spaces/<family>.<backend>.json
+  // A T1 spec whose kernel is the family (registered with register_t1_kernel); its space comes
+  // from the spec.
+  std::optional<std::filesystem::path> t1_spec;
   MeasureSettings measure;
   double config_timeout_s = 60.0;             // per config, verification and timing included
   // When set, every visited config (reused ones too) is also written there as a Kernel Tuner

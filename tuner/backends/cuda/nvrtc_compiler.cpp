@@ -92,6 +92,7 @@ std::filesystem::path NvrtcCompiler::default_cache_dir() {
 std::string NvrtcCompiler::source_hash(const KernelFamily& family) {
   const GpuSource* source = family.cuda_source();
   if (!source) throw InputError("kernel '" + family.name() + "' has no CUDA implementation");
+  if (!source->text.empty()) return hex(fnv1a(source->text, fnv1a(source->file)));  // a file from outside ktune
   const EmbeddedFile* main = find_embedded(source->file);
   if (!main) throw std::runtime_error("CUDA source " + std::string(source->file) + " is not embedded in this build");
   // Every embedded file can be included, so all of them count: an edited shared header (say,
@@ -101,12 +102,20 @@ std::string NvrtcCompiler::source_hash(const KernelFamily& family) {
   return hex(hash);
 }
 
-std::vector<std::string> NvrtcCompiler::options(const Problem& problem, const Config& config) const {
+std::vector<std::string> NvrtcCompiler::options(const KernelFamily& family, const Problem& problem,
+                                                const Config& config) const {
   const char* type = element_type(problem.precision);
   if (!type) throw InputError("CUDA kernels take fp32, fp16 or bf16, not " + std::string(to_string(problem.precision)));
   std::vector<std::string> options{"--gpu-architecture=" + arch_, "-std=c++17", "-I" + cuda_include_dir(),
                                    "-DKT_T=" + std::string(type)};
   for (const auto& [name, value] : problem.dims) options.push_back("-DKT_DIM_" + upper(name) + "=" + std::to_string(value));
+  const GpuSource* source = family.cuda_source();
+  if (source && source->raw_defines) {
+    // Kernel Tuner's convention: each parameter under its own name, values as they are.
+    for (const auto& [name, value] : config.values) options.push_back("-D" + name + "=" + to_string(value));
+    for (const auto& option : family.cuda_compiler_options()) options.push_back(option);
+    return options;
+  }
   for (const auto& [name, value] : config.values) {
     const auto* text = std::get_if<std::string>(&value);
     // String values become identifiers: KT_ORDER=KT_ORDER_row_major lets a kernel test them.
@@ -118,12 +127,13 @@ std::vector<std::string> NvrtcCompiler::options(const Problem& problem, const Co
 CompiledVariant NvrtcCompiler::compile(const KernelFamily& family, const Problem& problem, const Config& config) const {
   const GpuSource* source = family.cuda_source();
   if (!source) throw InputError("kernel '" + family.name() + "' has no CUDA implementation");
-  const EmbeddedFile* main = find_embedded(source->file);
-  if (!main) throw std::runtime_error("CUDA source " + std::string(source->file) + " is not embedded in this build");
+  const EmbeddedFile* main = source->text.empty() ? find_embedded(source->file) : nullptr;
+  if (source->text.empty() && !main)
+    throw std::runtime_error("CUDA source " + std::string(source->file) + " is not embedded in this build");
 
   CompiledVariant variant;
   variant.entry = std::string(source->entry);
-  const auto options = this->options(problem, config);
+  const auto options = this->options(family, problem, config);
   std::string key_text = source_hash(family) + "|" + nvrtc_version() + "|" + variant.entry;
   for (const auto& option : options) key_text += "|" + option;
   variant.cubin_path = cache_dir_ / (family.name() + "-" + hex(fnv1a(key_text)) + ".cubin");
@@ -145,7 +155,7 @@ CompiledVariant NvrtcCompiler::compile(const KernelFamily& family, const Problem
     header_texts.push_back(texts[i].c_str());
     header_names.push_back(names[i].c_str());
   }
-  const std::string main_text(main->text);
+  const std::string main_text(main ? main->text : source->text);
   nvrtcProgram program;
   KT_NVRTC(nvrtcCreateProgram(&program, main_text.c_str(), std::string(source->file).c_str(),
                               static_cast<int>(header_texts.size()), header_texts.data(), header_names.data()));

@@ -32,7 +32,7 @@ class NvrtcCompiler {
   // Thread-safe: a pool of threads may compile different variants at once.
   CompiledVariant compile(const KernelFamily& family, const Problem& problem, const Config& config) const;
   // The options a variant is compiled with (also the cache key, with the source).
-  std::vector<std::string> options(const Problem& problem, const Config& config) const;
+  std::vector<std::string> options(const KernelFamily& family, const Problem& problem, const Config& config) const;
   const std::string& arch() const { return arch_; }
 
   // Hash of the family's CUDA source and the shared headers it can include: the kernel source
