@@ -1,5 +1,6 @@
 #include "tuner/core/t1_space.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <regex>
@@ -112,6 +113,8 @@ SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& wher
                          {"parameters", nlohmann::json::array()},
                          {"constraints", nlohmann::json::array()}};
   const auto& parameters = space["TuningParameters"];
+  nlohmann::json defaults = nlohmann::json::object();
+  bool all_defaults = true;
   if (!parameters.is_array()) throw InputError(where + ": ConfigurationSpace.TuningParameters must be an array");
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const auto& parameter = parameters[i];
@@ -127,7 +130,14 @@ SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& wher
         values.push_back(to_json(value));
     }
     ours["parameters"].push_back({{"name", name}, {"values", values}});
+    // Each parameter's Default, when every parameter has one of its values, is the space's
+    // default config: a tune measures it first and reports the speed-up over it.
+    if (parameter.contains("Default") && std::find(values.begin(), values.end(), parameter["Default"]) != values.end())
+      defaults[name] = parameter["Default"];
+    else
+      all_defaults = false;
   }
+  if (all_defaults && !defaults.empty()) ours["default"] = defaults;
   if (space.contains("Conditions")) {
     const auto& conditions = space["Conditions"];
     if (!conditions.is_array()) throw InputError(where + ": ConfigurationSpace.Conditions must be an array");
