@@ -32,10 +32,12 @@ class T1Tune(harness.KtuneTestCase):
 
     def variant(self, change):
         """A copy of the spec with `change` applied to its JSON; returns its path."""
-        spec = json.load(open(self.spec))
+        with open(self.spec) as file:
+            spec = json.load(file)
         change(spec)
         path = os.path.join(self.spec_dir, "variant_T1.json")
-        json.dump(spec, open(path, "w"))
+        with open(path, "w") as file:
+            json.dump(spec, file)
         return path
 
     def test_space_reads_python_values_and_conditions(self):
@@ -112,9 +114,11 @@ class T1Tune(harness.KtuneTestCase):
     def test_gpu_wrong_reference_fails_every_config(self):
         self.require_gpu()
         wrong = os.path.join(self.spec_dir, "expected_out.bin")
-        data = bytearray(open(wrong, "rb").read())
+        with open(wrong, "rb") as file:
+            data = bytearray(file.read())
         data[400:800] = bytes(400)  # 100 elements zeroed
-        open(wrong, "wb").write(data)
+        with open(wrong, "wb") as file:
+            file.write(data)
         result = self.ktune_json("tune", "--t1", self.spec, "--budget", "5", env_extra=self.env, check=1,
                                  timeout=300)
         self.assertEqual(result["outcomes"], {"wrong_result": 5})

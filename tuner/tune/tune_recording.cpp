@@ -1,6 +1,7 @@
 #include "tuner/tune/tune_recording.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "tuner/core/errors.hpp"
@@ -55,8 +56,12 @@ std::vector<std::filesystem::path> save_recording(const TuneRecording& recording
   std::filesystem::create_directories(dir, error);
   if (error) throw InputError(dir.string() + ": cannot create the directory (" + error.message() + ")");
   std::string stem = recording.kernel_tuner_cache().kernel_name + "." + backend + ".";
-  for (std::size_t d = 0; d < problem.dims.size(); ++d)
-    stem += (d ? "_" : "") + problem.dims[d].first + std::to_string(problem.dims[d].second);
+  for (std::size_t d = 0; d < problem.dims.size(); ++d) {
+    const std::string& name = problem.dims[d].first;
+    // rows16384, but problem_size_0-100003: a name ending in a digit gets a separator.
+    const bool digit = !name.empty() && std::isdigit(static_cast<unsigned char>(name.back()));
+    stem += (d ? "_" : "") + name + (digit ? "-" : "") + std::to_string(problem.dims[d].second);
+  }
   stem += "." + std::string(to_string(problem.precision));
   const std::filesystem::path cache_file = dir / (stem + ".json.gz");
   const std::filesystem::path t4_file = dir / (stem + "_T4.json.gz");
