@@ -14,7 +14,7 @@ TuneRecording::TuneRecording(std::vector<Parameter> parameters, std::string kern
                              const Problem& problem) {
   cache_.kernel_name = std::move(kernel);
   cache_.device_name = std::move(device);
-  for (const auto& [name, extent] : problem.dims) cache_.problem_size.push_back(Value{extent});
+  for (const auto& dim : problem.dims) cache_.problem_size.emplace_back(std::in_place_type<std::int64_t>, dim.second);
   for (Parameter& parameter : parameters) {
     cache_.tune_params_keys.push_back(parameter.name);
     cache_.tune_params.emplace_back(parameter.name, std::move(parameter.values));
