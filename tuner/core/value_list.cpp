@@ -67,21 +67,31 @@ class ListEvaluator {
     if (size > kMaxValues) fail("more than " + std::to_string(kMaxValues) + " values");
   }
 
-  static bool enclosed(std::string_view text, char open, char close) {
-    if (text.size() < 2 || text.front() != open || text.back() != close) return false;
-    int depth = 0;  // the opening bracket must close only at the very end
+  // For each position of `text`: whether it lies outside every bracket and quote, counting a
+  // closing bracket as outside (its depth after it). Everything after an unterminated quote is
+  // inside.
+  static std::vector<bool> top_level(std::string_view text) {
+    std::vector<bool> outside(text.size(), false);
+    int depth = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
       const char c = text[i];
       if (c == '\'' || c == '"') {
         i = text.find(c, i + 1);
-        if (i == std::string_view::npos) return false;
+        if (i == std::string_view::npos) break;
         continue;
       }
       if (c == '[' || c == '(' || c == '{') ++depth;
       if (c == ']' || c == ')' || c == '}') --depth;
-      if (depth == 0 && i + 1 < text.size()) return false;
+      outside[i] = depth == 0;
     }
-    return true;
+    return outside;
+  }
+
+  // True when `text` is one bracketed group: it opens with `open` and that closes only at the end.
+  static bool enclosed(std::string_view text, char open, char close) {
+    if (text.size() < 2 || text.front() != open || text.back() != close) return false;
+    const std::vector<bool> outside = top_level(text);
+    return outside.back() && std::find(outside.begin(), outside.end() - 1, true) == outside.end() - 1;
   }
 
   // The argument text of `name(...)` when `text` is exactly that call.
@@ -96,55 +106,33 @@ class ListEvaluator {
   // A '+' that follows an operator or an opening is a unary plus, not a separator.
   static std::vector<std::string_view> split_top_level(std::string_view text, std::string_view separator) {
     std::vector<std::string_view> parts;
-    int depth = 0;
+    const std::vector<bool> outside = top_level(text);
     std::size_t start = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '\'' || c == '"') {
-        const auto end = text.find(c, i + 1);
-        if (end == std::string_view::npos) break;
-        i = end;
-        continue;
+      if (!outside[i] || text.substr(i, separator.size()) != separator) continue;
+      if (separator == "+") {
+        const std::string_view before = trim(text.substr(start, i - start));
+        if (before.empty() || std::string_view("+-*/%(,[<>=").find(before.back()) != std::string_view::npos) continue;
+        if (i + 1 < text.size() && text[i + 1] == '+') continue;
+        // `1e+3`: an exponent sign, not a concatenation.
+        if (before.size() >= 2 && (before.back() == 'e' || before.back() == 'E') &&
+            std::isdigit(static_cast<unsigned char>(before[before.size() - 2])))
+          continue;
       }
-      if (c == '[' || c == '(' || c == '{') ++depth;
-      if (c == ']' || c == ')' || c == '}') --depth;
-      if (depth == 0 && text.substr(i, separator.size()) == separator) {
-        if (separator == "+") {
-          const std::string_view before = trim(text.substr(start, i - start));
-          if (before.empty() || std::string_view("+-*/%(,[<>=").find(before.back()) != std::string_view::npos) continue;
-          if (i + 1 < text.size() && text[i + 1] == '+') continue;
-          // `1e+3`: an exponent sign, not a concatenation.
-          if (before.size() >= 2 && (before.back() == 'e' || before.back() == 'E') &&
-              std::isdigit(static_cast<unsigned char>(before[before.size() - 2])))
-            continue;
-        }
-        parts.push_back(text.substr(start, i - start));
-        start = i + separator.size();
-      }
+      parts.push_back(text.substr(start, i - start));
+      start = i + separator.size();
     }
     parts.push_back(text.substr(start));
     return parts;
   }
 
   // Position of a top-level keyword (a whole word) in `text`.
-  static std::optional<std::size_t> find_keyword(std::string_view text, std::string_view keyword,
-                                                 std::size_t from = 0) {
-    int depth = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '\'' || c == '"') {
-        const auto end = text.find(c, i + 1);
-        if (end == std::string_view::npos) break;
-        i = end;
-        continue;
-      }
-      if (c == '[' || c == '(' || c == '{') ++depth;
-      if (c == ']' || c == ')' || c == '}') --depth;
-      if (depth == 0 && i >= from && text.substr(i, keyword.size()) == keyword &&
-          (i == 0 || !is_name_char(text[i - 1])) &&
+  static std::optional<std::size_t> find_keyword(std::string_view text, std::string_view keyword) {
+    const std::vector<bool> outside = top_level(text);
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (outside[i] && text.substr(i, keyword.size()) == keyword && (i == 0 || !is_name_char(text[i - 1])) &&
           (i + keyword.size() == text.size() || !is_name_char(text[i + keyword.size()])))
         return i;
-    }
     return std::nullopt;
   }
 

@@ -26,7 +26,7 @@ std::optional<std::size_t> DifferentialEvolution::propose() {
   if (population_.size() < kPopulation) return unvisited_.take_random(rng_);
   const std::size_t target = next_target_;
   next_target_ = (next_target_ + 1) % population_.size();
-  const auto index = repaired(trial_for(target));
+  const auto index = take_repaired(space_, unvisited_, trial_for(target), kMaxRepairDistance, rng_);
   if (index) target_of_trial_[*index] = target;
   return index;
 }
@@ -57,18 +57,6 @@ GridPoint DifferentialEvolution::trial_for(std::size_t target) {
     trial[p] = static_cast<std::uint32_t>(std::clamp(std::round(mutant), 0.0, top));
   }
   return trial;
-}
-
-std::optional<std::size_t> DifferentialEvolution::repaired(const GridPoint& point) {
-  if (const auto index = space_.find(point); index && unvisited_.contains(*index)) {
-    unvisited_.remove(*index);
-    return index;
-  }
-  const auto near = space_.nearest(point, [this](std::size_t i) { return unvisited_.contains(i); });
-  if (!near) return std::nullopt;  // everything visited
-  if (near->distance > kMaxRepairDistance) return unvisited_.take_random(rng_);
-  unvisited_.remove(near->index);
-  return near->index;
 }
 
 void DifferentialEvolution::learn(std::size_t index, const EvaluationResult& result) {

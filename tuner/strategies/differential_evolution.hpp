@@ -39,7 +39,6 @@ class DifferentialEvolution final : public Strategy {
   void learn(std::size_t index, const EvaluationResult& result) override;
 
   GridPoint trial_for(std::size_t target);
-  std::optional<std::size_t> repaired(const GridPoint& point);
 
   SpaceIndex space_;
   UnvisitedSet unvisited_;

@@ -22,7 +22,7 @@ GeneticAlgorithm::GeneticAlgorithm(const ValidConfigs& valid, std::uint64_t seed
 
 std::optional<std::size_t> GeneticAlgorithm::propose() {
   if (population_.size() < kPopulation) return unvisited_.take_random(rng_);
-  return repaired(child());
+  return take_repaired(space_, unvisited_, child(), kMaxRepairDistance, rng_);
 }
 
 const GeneticAlgorithm::Member& GeneticAlgorithm::tournament() {
@@ -47,18 +47,6 @@ GridPoint GeneticAlgorithm::child() {
     point[p] = up ? point[p] + 1 : point[p] - 1;
   }
   return point;
-}
-
-std::optional<std::size_t> GeneticAlgorithm::repaired(const GridPoint& point) {
-  if (const auto index = space_.find(point); index && unvisited_.contains(*index)) {
-    unvisited_.remove(*index);
-    return index;
-  }
-  const auto near = space_.nearest(point, [this](std::size_t i) { return unvisited_.contains(i); });
-  if (!near) return std::nullopt;  // everything visited
-  if (near->distance > kMaxRepairDistance) return unvisited_.take_random(rng_);
-  unvisited_.remove(near->index);
-  return near->index;
 }
 
 void GeneticAlgorithm::learn(std::size_t index, const EvaluationResult& result) {

@@ -37,7 +37,6 @@ class GeneticAlgorithm final : public Strategy {
 
   const Member& tournament();
   GridPoint child();
-  std::optional<std::size_t> repaired(const GridPoint& point);
 
   SpaceIndex space_;
   UnvisitedSet unvisited_;

@@ -69,4 +69,17 @@ void UnvisitedSet::remove(std::size_t index) {
   position_[index] = kVisited;
 }
 
+std::optional<std::size_t> take_repaired(const SpaceIndex& space, UnvisitedSet& unvisited, const GridPoint& point,
+                                         std::size_t max_distance, SplitMix& rng) {
+  if (const auto index = space.find(point); index && unvisited.contains(*index)) {
+    unvisited.remove(*index);
+    return index;
+  }
+  const auto near = space.nearest(point, [&unvisited](std::size_t i) { return unvisited.contains(i); });
+  if (!near) return std::nullopt;  // everything visited
+  if (near->distance > max_distance) return unvisited.take_random(rng);
+  unvisited.remove(near->index);
+  return near->index;
+}
+
 }  // namespace ktune

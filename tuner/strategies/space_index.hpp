@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tuner/core/search_space.hpp"
+#include "tuner/strategies/split_mix.hpp"
 
 namespace ktune {
 
@@ -81,5 +82,13 @@ class UnvisitedSet {
   std::vector<std::size_t> remaining_;
   std::vector<std::size_t> position_;  // where each index sits in remaining_, or kVisited
 };
+
+// How the genetic algorithm and differential evolution turn a proposed grid point into a config:
+// the valid config at `point` when it is unvisited, else the nearest unvisited one when it is at
+// most `max_distance` value steps away, else a random unvisited one (a point far from every
+// unvisited config would pull the search into a corner). The result is taken out of `unvisited`;
+// nullopt once everything is visited.
+std::optional<std::size_t> take_repaired(const SpaceIndex& space, UnvisitedSet& unvisited, const GridPoint& point,
+                                         std::size_t max_distance, SplitMix& rng);
 
 }  // namespace ktune
