@@ -47,7 +47,7 @@ std::vector<std::int64_t> t1_problem_size(const nlohmann::json& t1, const std::s
 
 std::string substitute_problem_size(const std::string& text, const std::vector<std::int64_t>& sizes,
                                     const std::string& where) {
-  static const std::regex reference(R"(ProblemSize\s*\[\s*([0-9]+)\s*\])");
+  static const std::regex reference(R"(ProblemSize\s*\[\s*([0-9]{1,6})\s*\])");
   std::string out;
   auto begin = std::sregex_iterator(text.begin(), text.end(), reference);
   std::size_t last = 0;

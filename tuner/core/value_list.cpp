@@ -168,9 +168,12 @@ class ListEvaluator {
     }
     if (step == 0) fail("range() step must not be zero");
     std::vector<Value> values;
-    for (std::int64_t v = start; step > 0 ? v < stop : v > stop; v += step) {
+    for (std::int64_t v = start; step > 0 ? v < stop : v > stop;) {
       values.push_back(Value{v});
       check_size(values.size());
+      // The next value, unless it would pass the stop (or overflow on the way there).
+      if (step > 0 ? v > stop - step : v < stop - step) break;
+      v += step;
     }
     return values;
   }
