@@ -79,8 +79,7 @@ double SimulatedAnnealing::normalised(double time_ns) const {
 void SimulatedAnnealing::learn(std::size_t index, const EvaluationResult& result) {
   if (index >= space_.size()) return;
   unvisited_.remove(index);  // the tune loop may evaluate configs it did not get from here
-  const bool ok = result.outcome == Outcome::ok && std::isfinite(result.stats.median_ns);
-  const double time_ns = ok ? result.stats.median_ns : kInfinity;
+  const double time_ns = objective_ns(result);
   best_ns_ = std::min(best_ns_, time_ns);
 
   if (!current_ || index == next_start_) {
@@ -95,7 +94,7 @@ void SimulatedAnnealing::learn(std::size_t index, const EvaluationResult& result
 
   // A failed current config is left for anything; a failed neighbour is never moved onto.
   bool accept = !std::isfinite(current_ns_);
-  if (!accept && ok) {
+  if (!accept && std::isfinite(time_ns)) {
     const double delta = normalised(time_ns) - normalised(current_ns_);
     accept = delta <= 0 || rng_.uniform() < std::exp(-delta / temperature_);
   }

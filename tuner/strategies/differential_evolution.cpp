@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace ktune {
 namespace {
@@ -43,8 +42,7 @@ GridPoint DifferentialEvolution::trial_for(std::size_t target) {
   }
   // DE/best/1: mutants start from the fastest member, which converges within the few
   // generations a budget of a few hundred evaluations allows (DE/rand/1 explores longer).
-  const auto best = std::min_element(population_.begin(), population_.end(),
-                                     [](const Member& x, const Member& y) { return x.time_ns < y.time_ns; });
+  const auto best = std::min_element(population_.begin(), population_.end(), faster);
   const GridPoint a = space_.point(best->index);
   const GridPoint b = space_.point(population_[picks[1]].index);
   const GridPoint c = space_.point(population_[picks[2]].index);
@@ -62,12 +60,11 @@ GridPoint DifferentialEvolution::trial_for(std::size_t target) {
 void DifferentialEvolution::learn(std::size_t index, const EvaluationResult& result) {
   if (index >= space_.size()) return;
   unvisited_.remove(index);  // the tune loop may evaluate configs it did not get from here
-  const bool ok = result.outcome == Outcome::ok && std::isfinite(result.stats.median_ns);
-  const Member member{index, ok ? result.stats.median_ns : std::numeric_limits<double>::infinity()};
+  const ScoredConfig member{index, objective_ns(result)};
   const auto trial = target_of_trial_.find(index);
   if (trial != target_of_trial_.end()) {
-    Member& target = population_[trial->second];
-    if (member.time_ns < target.time_ns) target = member;
+    ScoredConfig& target = population_[trial->second];
+    if (faster(member, target)) target = member;
     target_of_trial_.erase(trial);
     return;
   }
@@ -77,9 +74,7 @@ void DifferentialEvolution::learn(std::size_t index, const EvaluationResult& res
   }
   // A config the strategy did not propose (the family's default, a reused result): it joins in
   // place of the slowest member when faster, so no information is thrown away.
-  const auto worst = std::max_element(population_.begin(), population_.end(),
-                                      [](const Member& a, const Member& b) { return a.time_ns < b.time_ns; });
-  if (member.time_ns < worst->time_ns) *worst = member;
+  replace_slowest_if_faster(population_, member);
 }
 
 }  // namespace ktune

@@ -30,11 +30,6 @@ class DifferentialEvolution final : public Strategy {
   DifferentialEvolution(const ValidConfigs& valid, std::uint64_t seed);
 
  private:
-  struct Member {
-    std::size_t index;
-    double time_ns;  // infinite for a failed config
-  };
-
   std::optional<std::size_t> propose() override;
   void learn(std::size_t index, const EvaluationResult& result) override;
 
@@ -43,7 +38,7 @@ class DifferentialEvolution final : public Strategy {
   SpaceIndex space_;
   UnvisitedSet unvisited_;
   SplitMix rng_;
-  std::vector<Member> population_;
+  std::vector<ScoredConfig> population_;
   std::size_t next_target_ = 0;
   std::unordered_map<std::size_t, std::size_t> target_of_trial_;  // proposed index -> member slot
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace ktune {
 namespace {
@@ -25,11 +24,11 @@ std::optional<std::size_t> GeneticAlgorithm::propose() {
   return take_repaired(space_, unvisited_, child(), kMaxRepairDistance, rng_);
 }
 
-const GeneticAlgorithm::Member& GeneticAlgorithm::tournament() {
-  const Member* winner = &population_[rng_.below(population_.size())];
+const ScoredConfig& GeneticAlgorithm::tournament() {
+  const ScoredConfig* winner = &population_[rng_.below(population_.size())];
   for (std::size_t round = 1; round < kTournament; ++round) {
-    const Member& rival = population_[rng_.below(population_.size())];
-    if (rival.time_ns < winner->time_ns) winner = &rival;
+    const ScoredConfig& rival = population_[rng_.below(population_.size())];
+    if (faster(rival, *winner)) winner = &rival;
   }
   return *winner;
 }
@@ -52,17 +51,14 @@ GridPoint GeneticAlgorithm::child() {
 void GeneticAlgorithm::learn(std::size_t index, const EvaluationResult& result) {
   if (index >= space_.size()) return;
   unvisited_.remove(index);  // the tune loop may evaluate configs it did not get from here
-  const bool ok = result.outcome == Outcome::ok && std::isfinite(result.stats.median_ns);
-  const Member member{index, ok ? result.stats.median_ns : std::numeric_limits<double>::infinity()};
+  const ScoredConfig member{index, objective_ns(result)};
   if (population_.size() < kPopulation) {
     population_.push_back(member);
     return;
   }
   // Steady state: a child replaces the worst member at once when it is faster, so a good child
   // breeds after one evaluation instead of a whole generation (budgets are a few generations).
-  const auto worst = std::max_element(population_.begin(), population_.end(),
-                                      [](const Member& a, const Member& b) { return a.time_ns < b.time_ns; });
-  if (member.time_ns < worst->time_ns) *worst = member;
+  replace_slowest_if_faster(population_, member);
 }
 
 }  // namespace ktune

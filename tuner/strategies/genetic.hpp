@@ -27,21 +27,16 @@ class GeneticAlgorithm final : public Strategy {
   GeneticAlgorithm(const ValidConfigs& valid, std::uint64_t seed);
 
  private:
-  struct Member {
-    std::size_t index;
-    double time_ns;  // infinite for a failed config
-  };
-
   std::optional<std::size_t> propose() override;
   void learn(std::size_t index, const EvaluationResult& result) override;
 
-  const Member& tournament();
+  const ScoredConfig& tournament();
   GridPoint child();
 
   SpaceIndex space_;
   UnvisitedSet unvisited_;
   SplitMix rng_;
-  std::vector<Member> population_;  // the parents
+  std::vector<ScoredConfig> population_;  // the parents
 };
 
 }  // namespace ktune

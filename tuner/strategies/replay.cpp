@@ -192,7 +192,10 @@ StrategyScore score_strategy(const ReplaySpace& space, const std::string& strate
   if (repeats == 0) throw InputError("--repeats: must be at least 1");
   const ReplayBaseline baseline = replay_baseline(space, budget);
   std::vector<double> scores;
-  StrategyScore result{strategy, budget, repeats};
+  StrategyScore result;
+  result.strategy = strategy;
+  result.budget = budget;
+  result.repeats = repeats;
   for (std::size_t r = 0; r < repeats; ++r) {
     const auto instance = make_strategy(strategy, space.valid, first_seed + r);
     ReplayRun run = replay_run(space, *instance, budget);

@@ -1,6 +1,8 @@
 #include "tuner/strategies/strategy.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "tuner/core/errors.hpp"
@@ -11,6 +13,16 @@
 #include "tuner/strategies/tree_parzen.hpp"
 
 namespace ktune {
+
+double objective_ns(const EvaluationResult& result) {
+  const bool ok = result.outcome == Outcome::ok && std::isfinite(result.stats.median_ns);
+  return ok ? result.stats.median_ns : std::numeric_limits<double>::infinity();
+}
+
+void replace_slowest_if_faster(std::vector<ScoredConfig>& population, const ScoredConfig& candidate) {
+  const auto slowest = std::max_element(population.begin(), population.end(), faster);
+  if (slowest != population.end() && faster(candidate, *slowest)) *slowest = candidate;
+}
 
 std::optional<std::size_t> BruteForce::propose() {
   if (cursor_ >= size_) return std::nullopt;

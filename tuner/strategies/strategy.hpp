@@ -22,6 +22,17 @@ namespace ktune {
 
 class ValidConfigs;
 
+// A visited config and what it cost: the median time, infinite for a config that failed (so it
+// loses every comparison). The population and model strategies keep their observations so.
+struct ScoredConfig {
+  std::size_t index;
+  double time_ns;
+};
+double objective_ns(const EvaluationResult& result);
+inline bool faster(const ScoredConfig& a, const ScoredConfig& b) { return a.time_ns < b.time_ns; }
+// Steady-state replacement: `candidate` takes the place of the slowest member when it is faster.
+void replace_slowest_if_faster(std::vector<ScoredConfig>& population, const ScoredConfig& candidate);
+
 class Strategy {
  public:
   virtual ~Strategy() = default;

@@ -33,10 +33,10 @@ constexpr std::size_t kMaximumGood = 256;
 TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed)
     : space_(valid), unvisited_(valid.size()), rng_(seed) {}
 
-double TreeParzen::density(std::size_t index, const std::vector<Observation>& sample) const {
+double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& sample) const {
   double sum = kPriorWeight;
   const std::size_t width = space_.parameter_count();
-  for (const Observation& observation : sample) {
+  for (const ScoredConfig& observation : sample) {
     double squared = 0;
     for (std::size_t p = 0; p < width; ++p) {
       const double d = (static_cast<double>(space_.coordinate(index, p)) -
@@ -62,10 +62,9 @@ std::vector<std::size_t> TreeParzen::candidates() {
     chosen.push_back(index);
   }
   // Neighbours of the fastest observations: one value step in one parameter.
-  std::vector<Observation> best = observed_;
+  std::vector<ScoredConfig> best = observed_;
   const std::size_t incumbents = std::min(kIncumbents, best.size());
-  std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(incumbents), best.end(),
-                    [](const Observation& a, const Observation& b) { return a.time_ns < b.time_ns; });
+  std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(incumbents), best.end(), faster);
   for (std::size_t b = 0; b < incumbents; ++b) {
     GridPoint point = space_.point(best[b].index);
     for (std::size_t p = 0; p < point.size(); ++p) {
@@ -87,14 +86,13 @@ std::optional<std::size_t> TreeParzen::propose() {
     ++random_proposals_;
     return unvisited_.take_random(rng_);
   }
-  std::vector<Observation> sorted = observed_;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Observation& a, const Observation& b) { return a.time_ns < b.time_ns; });
+  std::vector<ScoredConfig> sorted = observed_;
+  std::sort(sorted.begin(), sorted.end(), faster);
   const std::size_t by_fraction =
       static_cast<std::size_t>(std::ceil(kGoodFraction * static_cast<double>(sorted.size())));
   const std::size_t good_count = std::min({sorted.size() - 1, kMaximumGood, std::max(kMinimumGood, by_fraction)});
-  const std::vector<Observation> good(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(good_count));
-  std::vector<Observation> bad(sorted.begin() + static_cast<std::ptrdiff_t>(good_count), sorted.end());
+  const std::vector<ScoredConfig> good(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(good_count));
+  std::vector<ScoredConfig> bad(sorted.begin() + static_cast<std::ptrdiff_t>(good_count), sorted.end());
   for (std::size_t i = bad.size(); bad.size() > kMaximumBad && i > 1; --i)  // a random subsample
     std::swap(bad[i - 1], bad[rng_.below(i)]);
   if (bad.size() > kMaximumBad) bad.resize(kMaximumBad);
@@ -115,8 +113,7 @@ std::optional<std::size_t> TreeParzen::propose() {
 void TreeParzen::learn(std::size_t index, const EvaluationResult& result) {
   if (index >= space_.size()) return;
   unvisited_.remove(index);  // the tune loop may evaluate configs it did not get from here
-  const bool ok = result.outcome == Outcome::ok && std::isfinite(result.stats.median_ns);
-  observed_.push_back({index, ok ? result.stats.median_ns : std::numeric_limits<double>::infinity()});
+  observed_.push_back({index, objective_ns(result)});
 }
 
 }  // namespace ktune

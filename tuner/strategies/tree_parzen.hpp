@@ -32,22 +32,17 @@ class TreeParzen final : public Strategy {
   TreeParzen(const ValidConfigs& valid, std::uint64_t seed);
 
  private:
-  struct Observation {
-    std::size_t index;
-    double time_ns;  // infinite for a failed config
-  };
-
   std::optional<std::size_t> propose() override;
   void learn(std::size_t index, const EvaluationResult& result) override;
 
   // The kernel density of `sample` at config `index`, up to a factor common to all configs.
-  double density(std::size_t index, const std::vector<Observation>& sample) const;
+  double density(std::size_t index, const std::vector<ScoredConfig>& sample) const;
   std::vector<std::size_t> candidates();
 
   SpaceIndex space_;
   UnvisitedSet unvisited_;
   SplitMix rng_;
-  std::vector<Observation> observed_;
+  std::vector<ScoredConfig> observed_;
   std::size_t random_proposals_ = 0;
 };
 
