@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "kernels/common/cpu_numeric.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/expression.hpp"
 #include "tuner/core/json_file.hpp"
@@ -31,25 +32,20 @@ struct VectorArgument {
   bool output = false;
 };
 
-struct ScalarArgument {
-  std::vector<unsigned char> bytes;
-};
-
 struct Reference {
   FillType fill = FillType::constant;
   double fill_value = 0;
   std::filesystem::path data;
 };
 
-// Bytes per element and whether a vector of this type is floating point.
+// The argument types read, and whether a vector of this type is floating point.
 struct TypeInfo {
   const char* name;
-  std::size_t bytes;
   bool floating;
 };
-constexpr TypeInfo kTypes[] = {{"int8", 1, false},  {"uint8", 1, false},  {"int16", 2, false}, {"uint16", 2, false},
-                               {"int32", 4, false}, {"uint32", 4, false}, {"int64", 8, false}, {"uint64", 8, false},
-                               {"bool", 1, false},  {"half", 2, true},    {"float", 4, true},  {"double", 8, true}};
+constexpr TypeInfo kTypes[] = {{"int8", false},  {"uint8", false}, {"int16", false}, {"uint16", false},
+                               {"int32", false}, {"uint32", false}, {"int64", false}, {"uint64", false},
+                               {"bool", false},  {"half", true},   {"float", true},  {"double", true}};
 
 const TypeInfo& type_info(const std::string& type, const std::string& where) {
   for (const TypeInfo& info : kTypes)
@@ -116,31 +112,16 @@ std::string read_text(const std::filesystem::path& file, const std::string& what
   return text.str();
 }
 
-// Raw elements of a float or half file as float64.
+// Raw elements of a float or half file as float64, converted as the backends convert a tensor.
 std::vector<double> read_raw(const std::filesystem::path& file, std::size_t elements, Precision precision,
                              const std::string& where) {
   const std::string bytes = read_text(file, "data of " + where);
-  const std::size_t element = precision == Precision::fp32 ? 4 : 2;
+  const std::size_t element = static_cast<std::size_t>(element_bytes(precision));
   if (bytes.size() < elements * element)
     throw InputError(file.string() + ": holds " + std::to_string(bytes.size()) + " bytes, but " + where + " needs " +
                      std::to_string(elements) + " elements of " + std::to_string(element) + " bytes");
   std::vector<double> values(elements);
-  for (std::size_t i = 0; i < elements; ++i) {
-    if (precision == Precision::fp32) {
-      float value;
-      std::memcpy(&value, bytes.data() + i * 4, 4);
-      values[i] = value;
-    } else {
-      std::uint16_t half;
-      std::memcpy(&half, bytes.data() + i * 2, 2);
-      // IEEE binary16 to double: sign, 5-bit exponent, 10-bit mantissa.
-      const int exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff;
-      double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
-                         : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                                          : std::ldexp(mantissa + 1024, exponent - 25);
-      values[i] = (half & 0x8000) ? -magnitude : magnitude;
-    }
-  }
+  cpu::load_values(precision, bytes.data(), values);
   return values;
 }
 
