@@ -86,6 +86,9 @@ void print_summary(const TuneSummary& s, const std::string& header) {
   line("took", took);
 }
 
+// One kernel asked for (by --kernel or --t1): --json then prints its result, not a list.
+bool one_kernel_asked(const TuneOptions& options) { return options.kernels.size() == 1 || !options.t1_spec.empty(); }
+
 int run_compile_only_command(const TuneOptions& options, TuneRequest request, const std::vector<std::string>& kernels,
                              const CommonOptions& common) {
   nlohmann::json results = nlohmann::json::array();
@@ -104,7 +107,7 @@ int run_compile_only_command(const TuneOptions& options, TuneRequest request, co
     }
     results.push_back(result);
   }
-  if (common.json) print_json(results.size() == 1 && (options.kernels.size() == 1 || !options.t1_spec.empty()) ? results[0] : results);
+  if (common.json) print_json(results.size() == 1 && one_kernel_asked(options) ? results[0] : results);
   return failed == 0 ? 0 : static_cast<int>(ExitCode::check_failed);
 }
 
@@ -203,7 +206,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
       break;
     }
   }
-  if (common.json) print_json(results.size() == 1 && (options.kernels.size() == 1 || !options.t1_spec.empty()) ? results[0] : results);
+  if (common.json) print_json(results.size() == 1 && one_kernel_asked(options) ? results[0] : results);
   if (interrupted) return 130;
   if (!failed_kernels.empty()) {
     std::cerr << "ktune: no config of " << join_names(failed_kernels)

@@ -92,8 +92,6 @@ std::string lower_case(std::string text) {
   return text;
 }
 
-std::string values_text(const nlohmann::json& parameter) { return parameter.at("Values").get<std::string>(); }
-
 }  // namespace
 
 SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& where) {
@@ -125,8 +123,9 @@ SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& wher
     nlohmann::json values = parameter.value("Values", nlohmann::json());
     if (values.is_string()) {
       // A Python expression: a list literal, range(), list(), a comprehension or a sum of them.
+      const std::string text = values.get<std::string>();
       values = nlohmann::json::array();
-      for (const Value& value : evaluate_value_list(values_text(parameter), at + " (" + name + ")"))
+      for (const Value& value : evaluate_value_list(text, at + " (" + name + ")"))
         values.push_back(to_json(value));
     }
     ours["parameters"].push_back({{"name", name}, {"values", values}});

@@ -356,9 +356,9 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       KT_CU(cuMemcpyDtoH(copies.back().data(), state.buffers[t].pointer, copies.back().size()));
       outputs.push_back({copies.back().data(), state.expected[t]});
     }
-    result.error = family.verifies() ? stored_outputs_error(problem.precision, outputs) : -1.0;
-    const Verdict verdict = family.verifies() ? judge_error(result.error, family.tolerance(problem.precision))
-                                              : Verdict{true, ""};
+    const bool verifies = family.verifies();
+    result.error = verifies ? stored_outputs_error(problem.precision, outputs) : -1.0;
+    const Verdict verdict = verifies ? judge_error(result.error, family.tolerance(problem.precision)) : Verdict{true, ""};
     if (!verdict.passed) {
       result.outcome = Outcome::wrong_result;
       result.message = verdict.message;
