@@ -12,7 +12,6 @@
 #include "kernels/common/cpu_numeric.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/expression.hpp"
-#include "tuner/core/json_file.hpp"
 #include "tuner/core/t1_space.hpp"
 
 namespace ktune {
@@ -338,14 +337,7 @@ std::unique_ptr<KernelFamily> g_registered;
 }  // namespace
 
 std::unique_ptr<KernelFamily> load_t1_kernel(const std::filesystem::path& spec) {
-  std::ifstream in = open_json_file(spec, "a T1 file", "check the path given to --t1");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(spec.string() + ": not valid JSON (" + parse_error_text(e) + ")");
-  }
-  return std::make_unique<T1Kernel>(json, spec);
+  return std::make_unique<T1Kernel>(read_t1_json(spec), spec);
 }
 
 const KernelFamily& register_t1_kernel(const std::filesystem::path& spec) {

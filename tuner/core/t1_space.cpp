@@ -11,16 +11,16 @@
 
 namespace ktune {
 
-SearchSpace load_t1_space(const std::filesystem::path& file) {
+nlohmann::json read_t1_json(const std::filesystem::path& file) {
   std::ifstream in = open_json_file(file, "a T1 file", "check the path given to --t1");
-  nlohmann::json t1;
   try {
-    t1 = nlohmann::json::parse(in);
+    return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(file.string() + ": not valid JSON (" + parse_error_text(e) + ")");
   }
-  return t1_space_from_json(t1, file.string());
 }
+
+SearchSpace load_t1_space(const std::filesystem::path& file) { return t1_space_from_json(read_t1_json(file), file.string()); }
 
 std::string t1_benchmark_name(const nlohmann::json& t1) {
   for (const auto& [section, key] : {std::pair{"General", "BenchmarkName"}, std::pair{"KernelSpecification", "KernelName"}})

@@ -21,6 +21,8 @@ namespace ktune {
 // from SharedMemory. ProblemSize[i] in these expressions reads the spec's ProblemSize. The
 // family is the benchmark's name and the backend the Language in lower case ("cuda").
 SearchSpace load_t1_space(const std::filesystem::path& file);
+// The spec's JSON; InputError naming the file when it cannot be read or is not JSON.
+nlohmann::json read_t1_json(const std::filesystem::path& file);
 // The same from parsed JSON; `where` names the source in messages.
 SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& where);
 
