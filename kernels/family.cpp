@@ -1,5 +1,6 @@
 #include "kernels/family.hpp"
 
+#include <algorithm>
 #include <random>
 
 #include "tuner/core/errors.hpp"
@@ -25,8 +26,10 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
     if (!known)
       throw InputError("--shape: '" + name + "' is not a dimension of " + this->name() +
                        "; its dimensions are: " + join_names(valid));
-    if (value < 1)
-      throw InputError("--shape: " + name + "=" + std::to_string(value) + " must be at least 1");
+    for (const auto& spec : specs)
+      if (spec.name == name && value < spec.min_value)
+        throw InputError("--shape: " + name + "=" + std::to_string(value) + " must be at least " +
+                         std::to_string(spec.min_value));
   }
   const auto supported = precisions();
   bool precision_ok = false;
@@ -39,16 +42,17 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
     throw InputError("--precision: " + std::string(to_string(precision)) + " is not supported by " +
                      this->name() + "; supported: " + join_names(precision_names));
 
-  // Sizes are checked before any tensor size is computed, so no product can overflow.
-  constexpr std::int64_t kMaxDimProduct = std::int64_t{1} << 40;
-  std::int64_t product = 1;
+  // The product of all dims is bounded before any tensor size is computed, so no tensor's
+  // element count can overflow (a GEMM's m*n*k may pass 2^40; its tensors m*k, n*k, m*n may not).
+  constexpr double kMaxDimProduct = 4.6e18;  // below 2^62
+  constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 40;
+  double product = 1;
   for (const auto& spec : specs) {
     const auto it = overrides.find(spec.name);
     const std::int64_t value = it == overrides.end() ? spec.default_value : it->second;
-    if (value > kMaxDimProduct / product)
-      throw InputError("--shape: the problem is too large (the product of its dims exceeds 2^40 elements)");
-    product *= value;
+    product *= static_cast<double>(std::max<std::int64_t>(value, 1));
   }
+  if (product > kMaxDimProduct) throw InputError("--shape: the problem is too large (the product of its dims exceeds 2^62)");
 
   Problem problem;
   problem.family = name();
@@ -57,6 +61,10 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
     const auto it = overrides.find(spec.name);
     problem.dims.emplace_back(spec.name, it == overrides.end() ? spec.default_value : it->second);
   }
+  for (const TensorSpec& tensor : tensors(problem))
+    if (tensor.elements > kMaxTensorElements)
+      throw InputError("--shape: the problem is too large (tensor " + tensor.name + " would hold " +
+                       std::to_string(tensor.elements) + " elements, more than 2^40)");
   return problem;
 }
 

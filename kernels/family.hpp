@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tuner/core/config.hpp"
 #include "tuner/core/problem.hpp"
 
 namespace ktune {
@@ -21,7 +22,8 @@ class CpuKernel;
 //   - tunable parameters arrive as preprocessor defines KT_<PARAMETER NAME IN UPPER CASE>;
 //   - the element type of the problem's precision is KT_T (float, __half, __nv_bfloat16);
 //   - the kernel `entry` is extern "C" and takes the problem's tensors (pointers, in tensors()
-//     order) followed by its dims (long long, in dims() order);
+//     order) followed by its dims (long long, in dims() order), then the config's tensor_maps()
+//     (by value, 64-byte CUtensorMap each), then the workspace when the space declares one;
 //   - launch geometry comes from the search space's "launch" expressions: grid_x/y/z,
 //     block_x/y/z and shared_bytes.
 //
@@ -41,10 +43,22 @@ struct KernelArgument {
   std::vector<unsigned char> bytes;  // a scalar's value as the kernel's parameter type holds it
 };
 
+// A tensor-memory-accelerator descriptor (CUtensorMap, Hopper's bulk tensor copies) that a
+// kernel takes by value after its dims: a row-major 2-D view of one tensor, copied to shared
+// memory in boxes of box_rows x box_cols elements, swizzled in 16-byte units within
+// swizzle_bytes (0, 32, 64 or 128). Out-of-bounds elements of a box read as zero.
+struct TensorMapSpec {
+  int tensor;
+  std::int64_t rows, cols;
+  int box_rows, box_cols;
+  int swizzle_bytes;
+};
+
 struct DimSpec {
   std::string name;
   std::int64_t default_value;
   std::string help;
+  std::int64_t min_value = 1;  // 0 for a dim that picks an option (a layout, an epilogue)
 };
 
 // One tensor of a problem, in the order kernels receive them. Inputs come first.
@@ -76,7 +90,8 @@ class KernelFamily {
   virtual bool memory_bound() const { return true; }
   virtual double tolerance(Precision precision) const;
 
-  // Reads the input tensors and writes the outputs, all in float64.
+  // Reads the input tensors and writes the outputs, all in float64. An output element left NaN
+  // is not checked (a reference too costly to compute in full checks a sample).
   virtual void reference(const Problem& problem, HostTensors& tensors) const = 0;
   // False when the family has no reference for its outputs (a T1 spec without
   // ReferenceArguments): variants then run unverified, with error -1.
@@ -85,6 +100,9 @@ class KernelFamily {
   virtual std::vector<std::string> cuda_compiler_options() const { return {}; }
   // The kernel's arguments in order; empty (the default) for the contract above.
   virtual std::vector<KernelArgument> kernel_arguments(const Problem&) const { return {}; }
+
+  // TMA descriptors the CUDA kernel of `config` takes after its dims; none by default.
+  virtual std::vector<TensorMapSpec> tensor_maps(const Problem&, const Config&) const { return {}; }
 
   // The CPU implementation, or nullptr when the family has none.
   virtual const CpuKernel* cpu_kernel() const { return nullptr; }

@@ -6,6 +6,7 @@
 #include "kernels/copy/copy.hpp"
 #include "kernels/family.hpp"
 #include "kernels/geglu/geglu.hpp"
+#include "kernels/gemm/gemm.hpp"
 #include "kernels/layernorm/layernorm.hpp"
 #include "kernels/residual_layernorm/residual_layernorm.hpp"
 #include "kernels/rmsnorm/rmsnorm.hpp"
@@ -28,7 +29,7 @@ bool test_families_enabled() {
 }  // namespace
 
 std::vector<const KernelFamily*> all_families() {
-  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family()};
+  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family(), &gemm_family()};
   if (test_families_enabled()) families.push_back(&fault_injection_family());
   if (const KernelFamily* t1 = registered_t1_kernel()) families.push_back(t1);  // ktune tune --t1
   return families;

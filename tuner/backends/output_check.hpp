@@ -15,7 +15,9 @@ namespace ktune {
 
 struct StoredOutput {
   const void* data;                   // elements in the problem's storage precision
-  std::span<const double> expected;   // the reference, one value per element
+  // The reference, one value per element; NaN marks an element the reference did not compute
+  // (a large GEMM checks sampled rows) and is skipped.
+  std::span<const double> expected;
 };
 
 // relative_l2_error (tuner/measure/verify.hpp) of all outputs taken as one vector: NaN when any

@@ -41,7 +41,34 @@ struct DeviceBuffer {
   }
 };
 
+// A 2-D row-major tensor map for cp.async.bulk.tensor; `why` says what the driver refused
+// (unaligned row stride, box too large...), empty on success.
+CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Precision precision, std::string& why) {
+  CUtensorMap map{};
+  const CUtensorMapDataType type = precision == Precision::fp16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : precision == Precision::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                                  : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle swizzle = spec.swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                     : spec.swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                     : spec.swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                                : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const cuuint64_t sizes[2] = {static_cast<cuuint64_t>(spec.cols), static_cast<cuuint64_t>(spec.rows)};
+  const cuuint64_t row_stride[1] = {static_cast<cuuint64_t>(spec.cols) * static_cast<cuuint64_t>(element_bytes(precision))};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(spec.box_cols), static_cast<cuuint32_t>(spec.box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CudaDriver& cu = CudaDriver::get();
+  const CUresult status = cu.cuTensorMapEncodeTiled(
+      &map, type, 2, reinterpret_cast<void*>(pointer), sizes, row_stride, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS)
+    why = "cuTensorMapEncodeTiled refused rows " + std::to_string(spec.rows) + ", cols " + std::to_string(spec.cols) +
+          ", box " + std::to_string(spec.box_rows) + "x" + std::to_string(spec.box_cols) + ": " + cu.error_text(status);
+  return map;
+}
+
 }  // namespace
+
+bool compile_arch_has_wgmma(const std::string& arch) { return arch == "sm_90a"; }
 
 std::string compile_arch(int major, int minor) {
   const std::string base = "sm_" + std::to_string(major) + std::to_string(minor);
@@ -63,6 +90,7 @@ DeviceInfo nominal_cuda_device(const std::string& arch) {
                  {"l2_bytes", hopper ? 52428800 : 41943040},
                  {"warp_size", 32},
                  {"max_cluster_size", hopper ? 8 : 1},
+                 {"has_wgmma", compile_arch_has_wgmma(arch) ? 1 : 0},
                  {"memory_bytes", std::int64_t{80} << 30}};
   info.properties = {{"compile_arch", arch}, {"nominal", true}};
   info.fingerprint = "cuda|nominal|" + arch;
@@ -186,6 +214,8 @@ CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
                  {"warp_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
                  // 8 is the portable cluster size limit on every GPU that launches clusters.
                  {"max_cluster_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) ? 8 : 1},
+                 {"has_wgmma", compile_arch_has_wgmma(compile_arch(major, minor)) ? 1 : 0},
+                 {"has_wgmma", compile_arch_has_wgmma(compile_arch(major, minor)) ? 1 : 0},
                  {"memory_bytes", static_cast<std::int64_t>(memory)}};
   info.properties = {{"compute_capability", std::to_string(major) + "." + std::to_string(minor)},
                      {"compile_arch", compile_arch(major, minor)},
@@ -283,17 +313,28 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
     }
 
     // Kernel parameters: the tensors' device pointers, then the dims as long long, then the
-    // workspace when the space declares one.
+    // config's TMA descriptors, then the workspace when the space declares one.
     std::vector<CUdeviceptr> pointers;
     for (const auto& buffer : state.buffers) pointers.push_back(buffer.pointer);
     std::vector<long long> dims;
     for (const auto& [name, value] : problem.dims) dims.push_back(value);
+    std::vector<CUtensorMap> tensor_maps;
+    for (const TensorMapSpec& spec : family.tensor_maps(problem, config)) {
+      std::string why;
+      tensor_maps.push_back(encode_tensor_map(spec, pointers.at(static_cast<std::size_t>(spec.tensor)), problem.precision, why));
+      if (!why.empty()) {
+        result.outcome = Outcome::unsupported;
+        result.message = "TMA descriptor of tensor " + std::to_string(spec.tensor) + ": " + why;
+        return result;
+      }
+    }
     std::vector<void*> arguments;
     // A family may order its arguments itself and pass typed scalars (a T1 spec's kernel).
     std::vector<KernelArgument> listed = family.kernel_arguments(problem);
     if (listed.empty()) {
       for (auto& pointer : pointers) arguments.push_back(&pointer);
       for (auto& dim : dims) arguments.push_back(&dim);
+      for (auto& map : tensor_maps) arguments.push_back(&map);
       if (workspace_bytes >= 0) arguments.push_back(&workspace.pointer);
     } else {
       for (KernelArgument& argument : listed)

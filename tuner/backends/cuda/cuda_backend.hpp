@@ -34,5 +34,7 @@ std::unique_ptr<class VariantBuilder> make_cuda_variant_builder(const KernelFami
 // The architecture ktune compiles for on a device of compute capability major.minor:
 // sm_90a on Hopper and sm_100a on Blackwell (their arch-specific instructions), sm_XY elsewhere.
 std::string compile_arch(int major, int minor);
+// wgmma and setmaxnreg exist only in the arch-specific sm_90a target (the has_wgmma limit).
+bool compile_arch_has_wgmma(const std::string& arch);
 
 }  // namespace ktune

@@ -107,7 +107,8 @@ std::vector<std::string> NvrtcCompiler::options(const KernelFamily& family, cons
   const char* type = element_type(problem.precision);
   if (!type) throw InputError("CUDA kernels take fp32, fp16 or bf16, not " + std::string(to_string(problem.precision)));
   std::vector<std::string> options{"--gpu-architecture=" + arch_, "-std=c++17", "-I" + cuda_include_dir(),
-                                   "-DKT_T=" + std::string(type)};
+                                   "-DKT_T=" + std::string(type),
+                                   "-DKT_PRECISION_" + upper(std::string(to_string(problem.precision)))};
   for (const auto& [name, value] : problem.dims) options.push_back("-DKT_DIM_" + upper(name) + "=" + std::to_string(value));
   const GpuSource* source = family.cuda_source();
   if (source && source->raw_defines) {

@@ -1,0 +1,138 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "kernels/gemm/gemm.hpp"
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+namespace {
+
+// Above this many multiply-adds the float64 reference checks one row of every 64 (a different
+// row in each group, so every row tile of every variant is covered) instead of all of them:
+// 8192^3 in full would take minutes of host time per problem, one row in 64 takes seconds.
+constexpr double kFullReferenceFma = 4294967296.0;
+constexpr std::int64_t kSampledRowGroup = 64;
+
+class GemmFamily final : public KernelFamily {
+ public:
+  std::string name() const override { return "gemm"; }
+  std::string summary() const override {
+    return "GEMM D = epilogue(alpha*A*B, beta*C, bias), A [m,k], B [n,k] (nn.Linear) or [k,n], fp32 accumulation";
+  }
+  std::vector<DimSpec> dims() const override {
+    return {{"m", 1024, "rows of A and D (tokens)"},
+            {"n", 1024, "columns of D (output features)"},
+            {"k", 1024, "reduction length (input features)"},
+            {"b_layout", 0, "0: B is [n,k] (nn.Linear weight, K-major); 1: B is [k,n]", 0},
+            {"epilogue", 0, "0: alpha*AB; 1: + beta*C; 2: + bias; 3: gelu(alpha*AB + bias); 4: silu(alpha*AB + bias)", 0}};
+  }
+  std::vector<Precision> precisions() const override {
+    return {Precision::fp32, Precision::fp16, Precision::bf16};
+  }
+  std::vector<TensorSpec> tensors(const Problem& problem) const override {
+    const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
+    const auto layout = problem.dim("b_layout"), epilogue = problem.dim("epilogue");
+    if (layout > 1) throw InputError("gemm: b_layout must be 0 ([n,k]) or 1 ([k,n]), not " + std::to_string(layout));
+    if (epilogue >= gemm::kEpilogueCount)
+      throw InputError("gemm: epilogue must be 0..4 (see `ktune list`), not " + std::to_string(epilogue));
+    // alpha and beta in [0.5, 1.5]: a kernel that ignores either is off by far more than any tolerance.
+    return {{"a", m * k, false},
+            {"b", n * k, false},
+            {"c", epilogue == gemm::kAccumulate ? m * n : 1, false},
+            {"bias", n, false},
+            {"scalars", 2, false, 0.5, 1.5},
+            {"d", m * n, true}};
+  }
+  double flop_count(const Problem& problem) const override {
+    return 2.0 * static_cast<double>(problem.dim("m")) * static_cast<double>(problem.dim("n")) *
+           static_cast<double>(problem.dim("k"));
+  }
+  bool memory_bound() const override { return false; }
+  // fp32 products summed over k up to 16384 in fp32 carry a relative error of a few 1e-6 to 1e-5.
+  double tolerance(Precision precision) const override {
+    return precision == Precision::fp32 ? 5e-5 : default_tolerance(precision);
+  }
+
+  void reference(const Problem& problem, HostTensors& tensors) const override {
+    const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
+    const bool b_is_nk = problem.dim("b_layout") == 0;
+    const int epilogue = static_cast<int>(problem.dim("epilogue"));
+    const auto& a = tensors[0];
+    const auto& b = tensors[1];
+    const auto& c = tensors[2];
+    const auto& bias = tensors[3];
+    const double alpha = tensors[4][0], beta = tensors[4][1];
+    auto& d = tensors[5];
+
+    const bool sampled = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > kFullReferenceFma;
+    std::vector<std::int64_t> rows;
+    if (!sampled) {
+      for (std::int64_t r = 0; r < m; ++r) rows.push_back(r);
+    } else {
+      std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());  // not checked
+      for (std::int64_t group = 0; group * kSampledRowGroup < m; ++group) {
+        const std::int64_t size = std::min(kSampledRowGroup, m - group * kSampledRowGroup);
+        rows.push_back(group * kSampledRowGroup + (group * 37 + 11) % size);
+      }
+    }
+    auto one_row = [&](std::int64_t r, std::vector<double>& acc) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      const double* a_row = a.data() + r * k;
+      if (b_is_nk) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          const double* b_row = b.data() + j * k;
+          double sum = 0;
+          for (std::int64_t p = 0; p < k; ++p) sum += a_row[p] * b_row[p];
+          acc[j] = sum;
+        }
+      } else {
+        for (std::int64_t p = 0; p < k; ++p) {
+          const double x = a_row[p];
+          const double* b_row = b.data() + p * n;
+          for (std::int64_t j = 0; j < n; ++j) acc[j] += x * b_row[j];
+        }
+      }
+      for (std::int64_t j = 0; j < n; ++j)
+        d[r * n + j] = gemm::apply_epilogue<double>(epilogue, acc[j], alpha, beta,
+                                                    epilogue == gemm::kAccumulate ? c[r * n + j] : 0.0, bias[j]);
+    };
+    const auto workers = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    const auto count = static_cast<std::int64_t>(rows.size());
+    auto run = [&](std::int64_t w) {
+      std::vector<double> acc(static_cast<std::size_t>(n));
+      for (std::int64_t i = w; i < count; i += workers) one_row(rows[static_cast<std::size_t>(i)], acc);
+    };
+    std::vector<std::jthread> threads;
+    for (std::int64_t w = 1; w < std::min(workers, count); ++w) threads.emplace_back(run, w);
+    run(0);
+  }
+
+  const CpuKernel* cpu_kernel() const override { return &gemm_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/gemm/gemm.cu", "gemm_kernel"};
+    return &source;
+  }
+  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override;
+};
+
+// The wgmma path loads A and B tiles with TMA: boxes of 64 elements along k (128 bytes of a
+// 16-bit type, the 128-byte swizzle wgmma reads without bank conflicts) by the block's rows.
+std::vector<TensorMapSpec> GemmFamily::tensor_maps(const Problem& problem, const Config& config) const {
+  if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
+  const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
+  const int box_k = 128 / element_bytes(problem.precision);
+  return {{0, m, k, static_cast<int>(config.get_int("block_m")), box_k, 128},
+          {1, n, k, static_cast<int>(config.get_int("block_n")), box_k, 128}};
+}
+
+}  // namespace
+
+const KernelFamily& gemm_family() {
+  static const GemmFamily family;
+  return family;
+}
+
+}  // namespace ktune

@@ -1,0 +1,44 @@
+// GEMM on CUDA (kernels/gemm/gemm.hpp has the problem). The "path" parameter picks the kernel:
+//   simt  - any GPU, any precision, layout and shape: shared-memory tiles, fp32 FMA
+//           (kernels/gemm/gemm_simt.cuh);
+//   wgmma - Hopper (sm_90a), fp16/bf16 with B as [n,k] and k a multiple of 8: TMA loads into a
+//           multi-stage shared-memory pipeline on mbarriers, one producer warp feeding consumer
+//           warpgroups that run wgmma (kernels/gemm/gemm_wgmma.cuh).
+// Both take the tensors a, b, c, bias, scalars (alpha, beta), d and the dims; the wgmma path also
+// the TMA descriptors of a and b. The dims arrive as defines too (KT_DIM_*): layout and epilogue
+// are compile-time, so a variant carries only the code of its own problem.
+#include "kernels/common/cuda_common.cuh"
+
+#define KT_PATH_simt 0
+#define KT_PATH_wgmma 1
+
+namespace kt::gemm {
+
+using T = KT_T;
+constexpr int kEpilogue = KT_DIM_EPILOGUE;
+constexpr bool kBIsNk = KT_DIM_B_LAYOUT == 0;
+
+// Same formulas as the reference (kernels/gemm/gemm.hpp), in float.
+__device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const T* c, const T* bias,
+                                          long long row, long long col, long long n) {
+  const float x = alpha * acc;
+  if constexpr (kEpilogue == 1) return x + beta * to_float(c[row * n + col]);
+  if constexpr (kEpilogue == 2) return x + to_float(bias[col]);
+  if constexpr (kEpilogue == 3) {
+    const float y = x + to_float(bias[col]);
+    return 0.5f * y * (1.f + erff(y * 0.70710678118654752f));
+  }
+  if constexpr (kEpilogue == 4) {
+    const float y = x + to_float(bias[col]);
+    return y / (1.f + expf(-y));
+  }
+  return x;
+}
+
+}  // namespace kt::gemm
+
+#if KT_PATH == KT_PATH_wgmma
+#include "kernels/gemm/gemm_wgmma.cuh"
+#else
+#include "kernels/gemm/gemm_simt.cuh"
+#endif

@@ -1,0 +1,50 @@
+// GEMM: D = epilogue(alpha * A·B, C, bias) with fp32 accumulation.
+//
+// Tensors, in kernel order:
+//   a       [m, k] row-major (input)
+//   b       [n, k] when b_layout = 0 (nn.Linear's weight, K-major), [k, n] when b_layout = 1
+//   c       [m, n] (input, read only by epilogue 1; a single element otherwise)
+//   bias    [n]    (input, read by epilogues 2-4)
+//   scalars [2]    alpha and beta (input, random so that scaling is really checked)
+//   d       [m, n] row-major (output)
+// Epilogues: 0 D = alpha·AB; 1 D = alpha·AB + beta·C (accumulate, residual add);
+//            2 D = alpha·AB + bias; 3 D = gelu(alpha·AB + bias) (erf form); 4 D = silu(alpha·AB + bias).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/family.hpp"
+
+namespace ktune {
+
+const KernelFamily& gemm_family();
+const CpuKernel& gemm_cpu_kernel();
+
+namespace gemm {
+
+enum Epilogue : int { kPlain = 0, kAccumulate = 1, kBias = 2, kBiasGelu = 3, kBiasSilu = 4 };
+inline constexpr int kEpilogueCount = 5;
+
+// The epilogue applied to one accumulated value (acc = A·B for that element): in double for the
+// reference, in float in the CPU kernel. GELU is the exact erf form (PyTorch's default).
+template <typename F>
+inline F apply_epilogue(int epilogue, F acc, F alpha, F beta, F c, F bias) {
+  const F x = alpha * acc;
+  switch (epilogue) {
+    case kAccumulate: return x + beta * c;
+    case kBias: return x + bias;
+    case kBiasGelu: {
+      const F y = x + bias;
+      return F(0.5) * y * (F(1) + std::erf(y * F(0.70710678118654752440)));
+    }
+    case kBiasSilu: {
+      const F y = x + bias;
+      return y / (F(1) + std::exp(-y));
+    }
+    default: return x;
+  }
+}
+
+}  // namespace gemm
+}  // namespace ktune

@@ -1,0 +1,203 @@
+// GEMM, Hopper path (sm_90a), fp16/bf16 in, fp32 accumulation. B is [n, k] (K-major, as wgmma
+// reads it without transposing) and k a multiple of 8 (TMA needs 16-byte row strides).
+//
+// A block of (KT_CONSUMERS + 1) warpgroups computes KT_BLOCK_M x KT_BLOCK_N tiles of D:
+//   - warpgroup 0 is the producer: one thread issues TMA copies of the next 64-deep slices of A
+//     and B into a ring of KT_STAGES shared-memory stages, each completing on the stage's "full"
+//     mbarrier, and waits on the stage's "empty" mbarrier before refilling it;
+//   - each consumer warpgroup owns KT_BLOCK_M / KT_CONSUMERS rows of the tile: it waits for a
+//     stage, runs wgmma over it (4 k-steps of 16), releases the stage, and after the last slice
+//     applies the epilogue to its registers and stores D.
+// The producer gives its registers to the consumers (setmaxnreg), whose accumulators fill most
+// of the register file. Tiles are visited in groups of KT_GROUP_M tile rows (a group's A rows
+// and all of B stay in L2 while it runs); with a persistent grid (launch geometry) each block
+// takes tiles gridDim.x apart and the stage ring runs on across tiles.
+// Loads past the edges of A and B read zeros (TMA), stores are bounds-checked: any m and n.
+#pragma once
+
+#include "kernels/gemm/gemm_wgmma_mma.cuh"
+
+namespace kt::gemm {
+
+constexpr int BM = KT_BLOCK_M, BN = KT_BLOCK_N, BK = 64, kStages = KT_STAGES, kConsumers = KT_CONSUMERS;
+constexpr int kRowsPerConsumer = BM / kConsumers;
+constexpr int kMTiles = kRowsPerConsumer / 64;  // wgmma m64 tiles per consumer
+constexpr int kThreads = (kConsumers + 1) * 128;
+constexpr int kATileBytes = BM * BK * 2, kBTileBytes = BN * BK * 2;
+static_assert(sizeof(T) == 2, "the wgmma path takes fp16 or bf16");
+static_assert(kRowsPerConsumer % 64 == 0 && BN % 64 == 0 && BN <= 256, "wgmma m64nNk16 tiles");
+
+// The kernel parameter type of a CUtensorMap (opaque 128 bytes, 64-byte aligned).
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+__device__ __forceinline__ unsigned shared_address(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+__device__ __forceinline__ void barrier_init(unsigned long long* barrier, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(count));
+}
+__device__ __forceinline__ void barrier_arrive(unsigned long long* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(barrier)) : "memory");
+}
+__device__ __forceinline__ void barrier_expect_bytes(unsigned long long* barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+}
+// Waits until the barrier's phase of the given parity has completed.
+__device__ __forceinline__ void barrier_wait(unsigned long long* barrier, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(shared_address(barrier)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// Box (inner coordinate x = k, outer y = row) of a 2-D tensor map into shared memory.
+__device__ __forceinline__ void tma_load(void* destination, const TensorMap* map, int x, int y,
+                                         unsigned long long* barrier) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          shared_address(destination)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(barrier))
+      : "memory");
+}
+
+// Matrix descriptor of a K-major tile of 128-byte rows in the 128-byte swizzle TMA wrote:
+// start address, stride between 8-row groups 1024 bytes, swizzle mode 1 (128 B).
+__device__ __forceinline__ unsigned long long tile_descriptor(const void* tile) {
+  const unsigned long long address = shared_address(tile);
+  return ((address & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+}
+
+// Tile t of the grid in grouped order: KT_GROUP_M tile rows at a time, column after column.
+__device__ __forceinline__ void tile_coordinates(long long t, long long tiles_m, long long tiles_n, long long& tile_m,
+                                                 long long& tile_n) {
+  const long long group_size = static_cast<long long>(KT_GROUP_M) * tiles_n;
+  const long long first_m = t / group_size * KT_GROUP_M;
+  const long long rows_in_group = min(tiles_m - first_m, static_cast<long long>(KT_GROUP_M));
+  tile_m = first_m + (t % group_size) % rows_in_group;
+  tile_n = (t % group_size) / rows_in_group;
+}
+
+}  // namespace kt::gemm
+
+extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
+    gemm_kernel(const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__ c,
+                const kt::gemm::T* __restrict__ bias, const kt::gemm::T* __restrict__ scalars, kt::gemm::T* __restrict__ d,
+                long long m, long long n, long long k, long long, long long,
+                const __grid_constant__ kt::gemm::TensorMap tma_a, const __grid_constant__ kt::gemm::TensorMap tma_b) {
+  using namespace kt::gemm;
+  extern __shared__ unsigned char shared_raw[];
+  // 128-byte swizzled tiles must start on 1024-byte boundaries (launch.shared_bytes has the slack).
+  unsigned char* shared = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(shared_raw) + 1023) & ~1023ull);
+  unsigned char* a_tiles = shared;
+  unsigned char* b_tiles = shared + kStages * kATileBytes;
+  __shared__ __align__(8) unsigned long long full[kStages], empty[kStages];
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      barrier_init(&full[s], 1);
+      barrier_init(&empty[s], kConsumers * 128);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+  const long long tiles = tiles_m * tiles_n;
+  const int k_slices = static_cast<int>((k + BK - 1) / BK);
+  const int warpgroup = threadIdx.x / 128;
+
+  if (warpgroup == 0) {
+#if KT_CONSUMERS > 1
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+    if (threadIdx.x != 0) return;
+    int stage = 0;
+    unsigned phase = 0;
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+      long long tile_m, tile_n;
+      tile_coordinates(t, tiles_m, tiles_n, tile_m, tile_n);
+      for (int slice = 0; slice < k_slices; ++slice) {
+        barrier_wait(&empty[stage], phase ^ 1);  // a fresh barrier counts as released
+        barrier_expect_bytes(&full[stage], kATileBytes + kBTileBytes);
+        tma_load(a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(tile_m * BM), &full[stage]);
+        tma_load(b_tiles + stage * kBTileBytes, &tma_b, slice * BK, static_cast<int>(tile_n * BN), &full[stage]);
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+
+#if KT_CONSUMERS > 1
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+  const int consumer = warpgroup - 1;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+  const float alpha = kt::to_float(scalars[0]), beta = kt::to_float(scalars[1]);
+  int stage = 0;
+  unsigned phase = 0;
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    long long tile_m, tile_n;
+    tile_coordinates(t, tiles_m, tiles_n, tile_m, tile_n);
+    float acc[kMTiles][BN / 2];
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+      for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.f;
+
+    for (int slice = 0; slice < k_slices; ++slice) {
+      barrier_wait(&full[stage], phase);
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      const unsigned char* a_stage = a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128;
+      const unsigned char* b_stage = b_tiles + stage * kBTileBytes;
+#pragma unroll
+      for (int step = 0; step < BK / 16; ++step) {  // 16 elements = 32 bytes along k
+#pragma unroll
+        for (int i = 0; i < kMTiles; ++i)
+          kt::wgmma::mma_async<BN>(acc[i], tile_descriptor(a_stage + i * 64 * 128 + step * 32),
+                                   tile_descriptor(b_stage + step * 32));
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      barrier_arrive(&empty[stage]);
+      if (++stage == kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+
+    // Accumulator layout of m64nNk16: warp w holds rows 16w..16w+15; lane l holds rows l/4 and
+    // l/4 + 8, columns 8j + 2(l%4) and the next, for j < N/8.
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const long long row = tile_m * BM + consumer * kRowsPerConsumer + i * 64 + warp * 16 + lane / 4 + half * 8;
+        if (row >= m) continue;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const long long col = tile_n * BN + j * 8 + (lane % 4) * 2;
+          const float v0 = acc[i][j * 4 + half * 2], v1 = acc[i][j * 4 + half * 2 + 1];
+          if (col + 1 < n && n % 2 == 0) {
+            T pair[2] = {kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n)),
+                         kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n))};
+            *reinterpret_cast<unsigned*>(d + row * n + col) = *reinterpret_cast<unsigned*>(pair);
+          } else {
+            if (col < n) d[row * n + col] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
+            if (col + 1 < n) d[row * n + col + 1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+          }
+        }
+      }
+    }
+  }
+}
