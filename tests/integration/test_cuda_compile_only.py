@@ -5,7 +5,8 @@ import os
 
 import harness
 
-SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130", "copy": "n=1001"}
+# gemm: large enough for persistent variants (more tiles than SMs), k a multiple of 8 for wgmma.
+SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130", "copy": "n=1001", "gemm": "m=3001,n=2999,k=264"}
 
 
 class CudaCompileOnly(harness.KtuneTestCase):

@@ -18,7 +18,8 @@ namespace {
 DeviceInfo hopper() {
   DeviceInfo device;
   device.limits = {{"max_threads_per_block", 1024}, {"max_shared_memory_per_block", 232448}, {"sm_count", 132},
-                   {"l2_bytes", 52428800},          {"warp_size", 32},                       {"max_cluster_size", 8}};
+                   {"l2_bytes", 52428800},          {"warp_size", 32},                       {"max_cluster_size", 8},
+                   {"has_wgmma", 1}};
   return device;
 }
 
@@ -38,10 +39,12 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
     ++spaces;
     const bool heads = space.family() == "rmsnorm_rope";
     const bool flat = space.family() == "copy";  // one dim: the elements of a rows x cols tensor
+    const bool gemm = space.family() == "gemm";  // rows x cols of D, reduction over cols
     for (const auto& [rows, cols] : std::map<std::int64_t, std::int64_t>{{1, 8192}, {7, 1001}, {256, 4096}, {16384, 4096}, {32768, 8192}}) {
       const std::map<std::string, std::int64_t> shape =
           heads  ? std::map<std::string, std::int64_t>{{"rows", rows}, {"heads", cols / 128}, {"head_dim", 128}}
           : flat ? std::map<std::string, std::int64_t>{{"n", rows * cols}}
+          : gemm ? std::map<std::string, std::int64_t>{{"m", rows}, {"n", cols}, {"k", cols}}
                  : std::map<std::string, std::int64_t>{{"rows", rows}, {"cols", cols}};
       for (const Precision precision : {Precision::fp32, Precision::bf16}) {
         SCOPED_TRACE(file + " rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " " +

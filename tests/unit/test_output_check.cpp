@@ -64,5 +64,15 @@ TEST(OutputCheck, AbsoluteErrorWhenTheReferenceIsZero) {
   EXPECT_DOUBLE_EQ(stored_outputs_error(Precision::fp16, {{got.data(), expected}}), 0.5);
 }
 
+TEST(OutputCheck, ElementsTheReferenceLeftNaNAreNotChecked) {
+  // A sampled reference (a large GEMM) computes some rows only; the others hold NaN and are
+  // skipped whatever the kernel wrote there, while a checked element still counts.
+  const std::vector<double> expected{1.0, NAN, 2.0, NAN};
+  std::vector<float> got{1.0f, 123.0f, 2.0f, NAN};
+  EXPECT_EQ(stored_outputs_error(Precision::fp32, {{got.data(), expected}}), 0.0);
+  got[2] = 3.0f;
+  EXPECT_GT(stored_outputs_error(Precision::fp32, {{got.data(), expected}}), 0.4);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -1,0 +1,44 @@
+"""The gemm family end to end without a GPU: CPU tunes verified against the float64 reference on
+odd shapes (both layouts of B, every epilogue, three precisions), the CUDA wgmma variants'
+validity rules, and clear errors for bad shapes."""
+import harness
+
+ODD_SHAPES = ["m=1,n=1,k=1", "m=37,n=101,k=95", "m=130,n=67,k=300,b_layout=1",
+              "m=65,n=33,k=17,epilogue=1", "m=64,n=200,k=72,epilogue=2",
+              "m=19,n=40,k=129,b_layout=1,epilogue=3", "m=50,n=9,k=64,epilogue=4"]
+
+
+class Gemm(harness.KtuneTestCase):
+    def test_cpu_tunes_verify_on_odd_shapes(self):
+        for shape in ODD_SHAPES:
+            for precision in ("fp32", "fp16", "bf16"):
+                with self.subTest(shape=shape, precision=precision):
+                    result = self.ktune_json("tune", "-k", "gemm", "-b", "cpu", "--shape", shape, "--precision",
+                                             precision, "--strategy", "random", "--budget", "6", "--no-export",
+                                             "--max-seconds-per-config", "0.01")
+                    self.assertEqual(result["outcomes"], {"ok": 6})
+                    self.assertLess(result["best"]["error"], {"fp32": 5e-5, "fp16": 1e-3, "bf16": 1e-2}[precision])
+                    self.assertGreater(result["best"]["flops_per_second"], 0)
+
+    def test_wgmma_variants_only_where_they_apply(self):
+        def valid(shape, precision):
+            return self.ktune_json("space", "-k", "gemm", "-b", "cuda", "--arch", "sm_90a", "--shape", shape,
+                                   "--precision", precision)["valid"]
+        simt_only = valid("m=4096,n=4096,k=4096", "fp32")
+        self.assertGreater(valid("m=4096,n=4096,k=4096", "bf16"), simt_only)  # wgmma added
+        self.assertEqual(valid("m=4096,n=4096,k=4095", "bf16"), simt_only)     # k % 8: no TMA rows
+        self.assertEqual(valid("m=4096,n=4096,k=4096,b_layout=1", "bf16"), simt_only)
+        sm80 = self.ktune_json("space", "-k", "gemm", "-b", "cuda", "--arch", "sm_80", "--shape",
+                               "m=4096,n=4096,k=4096", "--precision", "bf16")["valid"]
+        self.assertEqual(sm80, simt_only)  # no wgmma before sm_90a
+
+    def test_bad_shapes_are_bad_input(self):
+        for shape, named in (("b_layout=2", "b_layout"), ("epilogue=7", "epilogue"), ("m=0", "m=0"),
+                             ("rows=5", "rows"), ("m=2097152,k=2097152", "too large")):
+            with self.subTest(shape=shape):
+                result = self.ktune("tune", "-k", "gemm", "-b", "cpu", "--shape", shape, "--budget", "1", check=2)
+                self.assertIn(named, result.stderr)
+
+
+if __name__ == "__main__":
+    harness.main()
