@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""cuBLASLt baseline of ktune's GEMM benchmark: PyTorch's matmul routed to cuBLASLt
-(torch.backends.cuda.preferred_blas_library("cublaslt")), which picks its algorithm by its own
-heuristic. Timed as ktune times a compute-bound kernel: CUDA events around one call, median of
-many samples, no L2 flush. The product is ktune's b_layout=0 case: D[m,n] = A[m,k] @ B[n,k]^T.
+"""Baselines of ktune's GEMM benchmark, measured in the same run: PyTorch's matmul routed to
+cuBLASLt (torch.backends.cuda.preferred_blas_library("cublaslt")), which picks its algorithm by
+its own heuristic, and PyTorch's default cuBLAS route; fp8 e4m3 through torch._scaled_mm
+(cuBLASLt) with per-tensor scales and an fp8 output (bf16 when fp8 output is refused). Timed as
+ktune times a compute-bound kernel: CUDA events around one call, median of many samples, no L2
+flush. The product is ktune's b_layout=0 case: D[m,n] = A[m,k] @ B[n,k]^T.
 
-Usage: gemm_baseline.py --shapes m,n,k [m,n,k ...] --precisions bf16 fp16
-Prints one JSON object: {"device", "torch", "blas", "results": [{"m","n","k","precision",
-"median_ns","tflops"}]}; a shape that fails has "error" instead of the timing.
+Usage: gemm_baseline.py --shapes m,n,k [m,n,k ...] --precisions bf16 fp16 tf32 fp8_e4m3
+Prints one JSON object: {"device", "torch", "results": [{"m","n","k","precision","library",
+"median_ns","tflops"}]} with library "cublaslt" or "cublas"; a case that fails has "error".
 """
 import argparse
 import json
@@ -14,7 +16,7 @@ import statistics
 
 import torch
 
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "tf32": torch.float32}
 
 
 def timed(fn, samples=50):
@@ -31,29 +33,46 @@ def timed(fn, samples=50):
     return statistics.median(times)
 
 
+def product(m, n, k, precision):
+    """A callable computing the product, and a note on how."""
+    if precision == "fp8_e4m3":
+        a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+        one = torch.tensor(1.0, device="cuda")
+        try:
+            torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, scale_result=one, out_dtype=torch.float8_e4m3fn)
+            return (lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, scale_result=one,
+                                             out_dtype=torch.float8_e4m3fn)), "fp8 output"
+        except Exception:
+            return (lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)), "bf16 output"
+    a = torch.randn(m, k, device="cuda", dtype=DTYPES[precision])
+    b = torch.randn(n, k, device="cuda", dtype=DTYPES[precision])
+    return (lambda: torch.matmul(a, b.t())), ""
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--shapes", nargs="+", required=True)
     parser.add_argument("--precisions", nargs="+", default=["bf16"])
     args = parser.parse_args()
-    torch.backends.cuda.preferred_blas_library("cublaslt")
-    torch.backends.cuda.matmul.allow_tf32 = False
     results = []
     for shape in args.shapes:
         m, n, k = (int(x) for x in shape.split(","))
         for precision in args.precisions:
-            entry = {"m": m, "n": n, "k": k, "precision": precision}
-            try:
-                a = torch.randn(m, k, device="cuda", dtype=DTYPES[precision])
-                b = torch.randn(n, k, device="cuda", dtype=DTYPES[precision])
-                ns = timed(lambda: torch.matmul(a, b.t()))
-                entry.update(median_ns=ns, tflops=2.0 * m * n * k / ns / 1e3)
-                del a, b
-            except Exception as e:  # a shape that does not fit still leaves the others
-                entry["error"] = f"{type(e).__name__}: {e}"[:300]
-            results.append(entry)
-    print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-                      "blas": str(torch.backends.cuda.preferred_blas_library()), "results": results}, indent=1))
+            torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+            libraries = ["cublaslt"] if precision == "fp8_e4m3" else ["cublaslt", "cublas"]
+            for library in libraries:
+                entry = {"m": m, "n": n, "k": k, "precision": precision, "library": library}
+                try:
+                    torch.backends.cuda.preferred_blas_library(library)
+                    fn, note = product(m, n, k, precision)
+                    ns = timed(fn)
+                    entry.update(median_ns=ns, tflops=2.0 * m * n * k / ns / 1e3, note=note)
+                except Exception as e:  # a case that fails still leaves the others
+                    entry["error"] = f"{type(e).__name__}: {e}"[:300]
+                results.append(entry)
+                torch.cuda.empty_cache()
+    print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "results": results}, indent=1))
 
 
 if __name__ == "__main__":

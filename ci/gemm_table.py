@@ -4,7 +4,8 @@
 Usage: gemm_table.py BASELINE_JSON TUNE_JSON...
 BASELINE_JSON comes from ci/gemm_baseline.py; each TUNE_JSON is `ktune tune --json` of one
 gemm problem. Rows: shape and precision, ktune's best TFLOP/s and config, the space default's
-TFLOP/s, cuBLASLt's TFLOP/s, and ktune as % of cuBLASLt; then the geometric mean per precision.
+TFLOP/s, cuBLASLt's and cuBLAS's TFLOP/s, and ktune as % of each; then the geometric means per
+precision.
 """
 import json
 import math
@@ -13,8 +14,8 @@ import sys
 
 def main():
     baseline = json.load(open(sys.argv[1]))
-    blas = {(r["m"], r["n"], r["k"], r["precision"]): r for r in baseline["results"]}
-    rows, ratios = [], {}
+    blas = {(r["m"], r["n"], r["k"], r["precision"], r.get("library", "cublaslt")): r for r in baseline["results"]}
+    rows, ratios, ratios_cublas = [], {}, {}
     for path in sys.argv[2:]:
         try:
             tune = json.load(open(path))
@@ -25,24 +26,34 @@ def main():
         key = (p["m"], p["n"], p["k"], p["precision"])
         best, default = tune.get("best"), tune.get("default")
         ours = best["flops_per_second"] / 1e12 if best else None
-        theirs = blas.get(key, {}).get("tflops")
+        theirs = blas.get(key + ("cublaslt",), {}).get("tflops")
+        cublas = blas.get(key + ("cublas",), {}).get("tflops")
         ratio = ours / theirs if ours and theirs else None
+        ratio_cublas = ours / cublas if ours and cublas else None
         if ratio:
             ratios.setdefault(p["precision"], []).append(ratio)
+        if ratio_cublas:
+            ratios_cublas.setdefault(p["precision"], []).append(ratio_cublas)
         config = best["config"] if best else {}
         shown = " ".join(f"{k}={config[k]}" for k in ("block_m", "block_n", "stages", "consumers", "group_m", "persistent") if k in config)
-        rows.append("| {}x{}x{} {} | {} | {} | {} | {} | {} |".format(
+        rows.append("| {}x{}x{} {} | {} | {} | {} | {} | {} | {} | {} |".format(
             p["m"], p["n"], p["k"], p["precision"],
             f"{ours:.0f}" if ours else "-", shown or "-",
             f"{default['flops_per_second'] / 1e12:.0f}" if default else "-",
-            f"{theirs:.0f}" if theirs else "-", f"{100 * ratio:.1f}%" if ratio else "-"))
-    print(f"Device: {baseline['device']}; baseline: PyTorch {baseline['torch']} matmul on {baseline['blas']}\n")
-    print("| m x n x k precision | ktune TFLOP/s | best config | default TFLOP/s | cuBLASLt TFLOP/s | ktune / cuBLASLt |")
-    print("|---|---:|---|---:|---:|---:|")
+            f"{theirs:.0f}" if theirs else "-", f"{100 * ratio:.1f}%" if ratio else "-",
+            f"{cublas:.0f}" if cublas else "-", f"{100 * ratio_cublas:.1f}%" if ratio_cublas else "-"))
+    print(f"Device: {baseline['device']}; baselines: PyTorch {baseline['torch']} (matmul on cuBLASLt and on cuBLAS; "
+          "fp8 through torch._scaled_mm)\n")
+    print("| m x n x k precision | ktune TFLOP/s | best config | default TFLOP/s | cuBLASLt TFLOP/s | ktune / cuBLASLt "
+          "| cuBLAS TFLOP/s | ktune / cuBLAS |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
     for precision, values in sorted(ratios.items()):
         geomean = math.exp(sum(math.log(v) for v in values) / len(values))
         print(f"\nGeometric mean of ktune / cuBLASLt, {precision}: {100 * geomean:.1f}% over {len(values)} shapes")
+    for precision, values in sorted(ratios_cublas.items()):
+        geomean = math.exp(sum(math.log(v) for v in values) / len(values))
+        print(f"\nGeometric mean of ktune / cuBLAS, {precision}: {100 * geomean:.1f}% over {len(values)} shapes")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,58 @@ inline bf16 from_float<bf16>(float x) {
   return bf16{static_cast<std::uint16_t>(bits >> 16)};
 }
 
+// tf32: a float whose mantissa is rounded to 10 bits (nearest even). Stored as a float, so the
+// tensor cores' tf32 inputs and the reference see the same values.
+struct tf32 {
+  float value;
+};
+inline float to_float(tf32 x) { return x.value; }
+template <>
+inline tf32 from_float<tf32>(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7f800000u) != 0x7f800000u) {  // NaN and infinity stay as they are
+    bits += 0xfffu + ((bits >> 13) & 1u);
+    bits &= 0xffffe000u;
+  }
+  tf32 out;
+  std::memcpy(&out.value, &bits, sizeof bits);
+  return out;
+}
+
+// fp8 e4m3 (OCP "e4m3fn"): 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinity, NaN is
+// S.1111.111, the largest finite value 448. Rounding to nearest even, saturating at +-448 as
+// the GPU's satfinite conversion does.
+struct fp8_e4m3 {
+  std::uint8_t bits;
+};
+inline float to_float(fp8_e4m3 x) {
+  const int sign = x.bits >> 7, exponent = (x.bits >> 3) & 0xf, mantissa = x.bits & 7;
+  float magnitude;
+  if (exponent == 0xf && mantissa == 7) magnitude = __builtin_nanf("");
+  else if (exponent == 0) magnitude = static_cast<float>(mantissa) * 0x1p-9f;  // subnormal: m/8 * 2^-6
+  else magnitude = (1.0f + static_cast<float>(mantissa) / 8.0f) * __builtin_ldexpf(1.0f, exponent - 7);
+  return sign ? -magnitude : magnitude;
+}
+template <>
+inline fp8_e4m3 from_float<fp8_e4m3>(float x) {
+  const std::uint8_t sign = __builtin_signbit(x) ? 0x80 : 0;
+  if (__builtin_isnan(x)) return fp8_e4m3{0x7f};
+  float magnitude = __builtin_fabsf(x);
+  if (magnitude >= 448.0f) return fp8_e4m3{static_cast<std::uint8_t>(sign | 0x7e)};
+  // Scan the 126 finite magnitudes for the nearest (ties to the even code): simple and exact.
+  std::uint8_t best = 0;
+  float best_distance = magnitude;
+  for (std::uint8_t code = 1; code <= 0x7e; ++code) {
+    const float distance = __builtin_fabsf(to_float(fp8_e4m3{code}) - magnitude);
+    if (distance < best_distance || (distance == best_distance && (code & 1) == 0 && (best & 1) == 1)) {
+      best = code;
+      best_distance = distance;
+    }
+  }
+  return fp8_e4m3{static_cast<std::uint8_t>(sign | best)};
+}
+
 // Calls fn.template operator()<T>() with T the storage type of `precision`; returns false for a
 // precision without CPU storage.
 template <typename Fn>
@@ -53,17 +105,28 @@ bool with_storage_type(Precision precision, Fn&& fn) {
   }
 }
 
+// As with_storage_type, also for the precisions only some families take (tf32, fp8 e4m3), so
+// the kernels of the others are not compiled for them.
+template <typename Fn>
+bool with_any_storage_type(Precision precision, Fn&& fn) {
+  switch (precision) {
+    case Precision::tf32: fn.template operator()<tf32>(); return true;
+    case Precision::fp8_e4m3: fn.template operator()<fp8_e4m3>(); return true;
+    default: return with_storage_type(precision, fn);
+  }
+}
+
 // Host copies of tensors: float64 values to the precision's storage and back, element by element.
 // Every backend converts its inputs and reads back its outputs through these.
 inline void store_values(Precision precision, const std::vector<double>& values, void* out) {
-  with_storage_type(precision, [&]<typename T>() {
+  with_any_storage_type(precision, [&]<typename T>() {
     T* typed = static_cast<T*>(out);
     for (std::size_t i = 0; i < values.size(); ++i) typed[i] = from_float<T>(static_cast<float>(values[i]));
   });
 }
 
 inline void load_values(Precision precision, const void* in, std::vector<double>& values) {
-  with_storage_type(precision, [&]<typename T>() {
+  with_any_storage_type(precision, [&]<typename T>() {
     const T* typed = static_cast<const T*>(in);
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_float(typed[i]);
   });

@@ -1,15 +1,17 @@
 // Shared device code of ktune's CUDA kernels (compiled at tune time by NVRTC).
-// Element type KT_T is float, __half or __nv_bfloat16; arithmetic is in float.
+// Element type KT_T is float (fp32, tf32), __half, __nv_bfloat16 or __nv_fp8_e4m3; arithmetic is in float.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 namespace kt {
 
 __device__ __forceinline__ float to_float(float x) { return x; }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(__nv_fp8_e4m3 x) { return static_cast<float>(x); }
 
 template <typename T>
 __device__ __forceinline__ T from_float(float x);
@@ -19,6 +21,9 @@ template <>
 __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+// Nearest even, saturating to +-448 (satfinite), as the host's conversion does.
+template <>
+__device__ __forceinline__ __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float x) { return __nv_fp8_e4m3(x); }
 
 // An unsigned integer type of exactly N bytes, for N-byte vector loads and stores.
 template <int N> struct Bits;

@@ -8,6 +8,7 @@
 // Tunables (search_spaces/gemm.cpu.json): threads, block_m, block_n, block_k, micro_m, micro_n.
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/common/cpu_numeric.hpp"
@@ -142,9 +143,15 @@ class GemmRun {
     for (std::int64_t i = begin; i < end; ++i)
       for (std::int64_t j = 0; j < s_.n; ++j) {
         const float c = s_.epilogue == gemm::kAccumulate ? cpu::to_float(c_[i * s_.n + j]) : 0.0f;
-        d_[i * s_.n + j] = cpu::from_float<T>(
+        d_[i * s_.n + j] = stored(
             gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, cpu::to_float(bias_[j])));
       }
+  }
+
+  // A tf32 GEMM's inputs are rounded to tf32, its output is a plain float (as on the GPU).
+  static T stored(float value) {
+    if constexpr (std::is_same_v<T, cpu::tf32>) return T{value};
+    else return cpu::from_float<T>(value);
   }
 
   Shape s_;
@@ -178,12 +185,12 @@ class GemmCpu final : public CpuKernel {
     const Shape shape{problem.dim("m"), problem.dim("n"), problem.dim("k"), problem.dim("b_layout") == 0,
                       static_cast<int>(problem.dim("epilogue"))};
     std::function<void()> run;
-    const bool typed = cpu::with_storage_type(problem.precision, [&]<typename T>() {
+    const bool typed = cpu::with_any_storage_type(problem.precision, [&]<typename T>() {
       run = [state = std::make_shared<GemmRun<T>>(shape, blocking, micro, context.tensors.data(), context.pool)] {
         (*state)();
       };
     });
-    if (!typed) throw UnsupportedConfig("the CPU GEMM takes fp32, fp16 or bf16");
+    if (!typed) throw UnsupportedConfig("the CPU GEMM takes fp32, tf32, fp16, bf16 or fp8_e4m3");
     return run;
   }
 };

@@ -30,7 +30,7 @@ class GemmFamily final : public KernelFamily {
             {"epilogue", 0, "0: alpha*AB; 1: + beta*C; 2: + bias; 3: gelu(alpha*AB + bias); 4: silu(alpha*AB + bias)", 0}};
   }
   std::vector<Precision> precisions() const override {
-    return {Precision::fp32, Precision::fp16, Precision::bf16};
+    return {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8_e4m3};
   }
   std::vector<TensorSpec> tensors(const Problem& problem) const override {
     const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
@@ -52,8 +52,12 @@ class GemmFamily final : public KernelFamily {
   }
   bool memory_bound() const override { return false; }
   // fp32 products summed over k up to 16384 in fp32 carry a relative error of a few 1e-6 to 1e-5.
+  // An fp8 output rounds each element by up to 1/16 of its value (3 mantissa bits): a 1x1 product
+  // may be off by 6.25%, just past the default 6%.
   double tolerance(Precision precision) const override {
-    return precision == Precision::fp32 ? 5e-5 : default_tolerance(precision);
+    if (precision == Precision::fp32) return 5e-5;
+    if (precision == Precision::fp8_e4m3) return 0.07;
+    return default_tolerance(precision);
   }
 
   void reference(const Problem& problem, HostTensors& tensors) const override {
@@ -118,8 +122,8 @@ class GemmFamily final : public KernelFamily {
   std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override;
 };
 
-// The wgmma path loads A and B tiles with TMA: boxes of 64 elements along k (128 bytes of a
-// 16-bit type, the 128-byte swizzle wgmma reads without bank conflicts) by the block's rows.
+// The wgmma path loads A and B tiles with TMA: boxes of 128 bytes along k (the 128-byte swizzle
+// wgmma reads without bank conflicts) by the block's rows.
 std::vector<TensorMapSpec> GemmFamily::tensor_maps(const Problem& problem, const Config& config) const {
   if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
   const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");

@@ -1,7 +1,8 @@
 // GEMM on CUDA (kernels/gemm/gemm.hpp has the problem). The "path" parameter picks the kernel:
 //   simt  - any GPU, any precision, layout and shape: shared-memory tiles, fp32 FMA
 //           (kernels/gemm/gemm_simt.cuh);
-//   wgmma - Hopper (sm_90a), fp16/bf16 with B as [n,k] and k a multiple of 8: TMA loads into a
+//   wgmma - Hopper (sm_90a), tf32/fp16/bf16/fp8 e4m3 with B as [n,k] and rows of k a multiple of
+//           16 bytes: TMA loads into a
 //           multi-stage shared-memory pipeline on mbarriers, one producer warp feeding consumer
 //           warpgroups that run wgmma (kernels/gemm/gemm_wgmma.cuh).
 // Both take the tensors a, b, c, bias, scalars (alpha, beta), d and the dims; the wgmma path also

@@ -5,8 +5,11 @@
 //   b       [n, k] when b_layout = 0 (nn.Linear's weight, K-major), [k, n] when b_layout = 1
 //   c       [m, n] (input, read only by epilogue 1; a single element otherwise)
 //   bias    [n]    (input, read by epilogues 2-4)
-//   scalars [2]    alpha and beta (input, random so that scaling is really checked)
+//   scalars [2]    alpha and beta (input, random so that scaling is really checked); for fp8
+//                  inputs alpha is the product of A's and B's per-tensor scales
 //   d       [m, n] row-major (output)
+// Every tensor is in the problem's precision: fp32, tf32 (floats rounded to tf32), fp16, bf16 or
+// fp8 e4m3; products are summed in fp32.
 // Epilogues: 0 D = alpha·AB; 1 D = alpha·AB + beta·C (accumulate, residual add);
 //            2 D = alpha·AB + bias; 3 D = gelu(alpha·AB + bias) (erf form); 4 D = silu(alpha·AB + bias).
 #pragma once

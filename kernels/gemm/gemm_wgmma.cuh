@@ -1,12 +1,13 @@
-// GEMM, Hopper path (sm_90a), fp16/bf16 in, fp32 accumulation. B is [n, k] (K-major, as wgmma
-// reads it without transposing) and k a multiple of 8 (TMA needs 16-byte row strides).
+// GEMM, Hopper path (sm_90a): tf32, fp16, bf16 or fp8 e4m3 in, fp32 accumulation. B is [n, k]
+// (K-major, the layout wgmma reads for every input type) and a row of k elements a multiple of
+// 16 bytes (TMA's row strides).
 //
 // A block of (KT_CONSUMERS + 1) warpgroups computes KT_BLOCK_M x KT_BLOCK_N tiles of D:
-//   - warpgroup 0 is the producer: one thread issues TMA copies of the next 64-deep slices of A
-//     and B into a ring of KT_STAGES shared-memory stages, each completing on the stage's "full"
+//   - warpgroup 0 is the producer: one thread issues TMA copies of the next slices of A and B
+//     (128 bytes of k per row) into a ring of KT_STAGES shared-memory stages, each completing on the stage's "full"
 //     mbarrier, and waits on the stage's "empty" mbarrier before refilling it;
 //   - each consumer warpgroup owns KT_BLOCK_M / KT_CONSUMERS rows of the tile: it waits for a
-//     stage, runs wgmma over it (4 k-steps of 16), releases the stage, and after the last slice
+//     stage, runs wgmma over it (4 k-steps of 32 bytes), releases the stage, and after the last slice
 //     applies the epilogue to its registers and stores D.
 // The producer gives its registers to the consumers (setmaxnreg), whose accumulators fill most
 // of the register file. Tiles are visited in groups of KT_GROUP_M tile rows (a group's A rows
@@ -19,12 +20,13 @@
 
 namespace kt::gemm {
 
-constexpr int BM = KT_BLOCK_M, BN = KT_BLOCK_N, BK = 64, kStages = KT_STAGES, kConsumers = KT_CONSUMERS;
+// A slice is 128 bytes of k (64 fp16/bf16, 32 tf32, 128 fp8): one row of the 128-byte swizzle.
+constexpr int BM = KT_BLOCK_M, BN = KT_BLOCK_N, BK = 128 / int(sizeof(T)), kStages = KT_STAGES, kConsumers = KT_CONSUMERS;
 constexpr int kRowsPerConsumer = BM / kConsumers;
 constexpr int kMTiles = kRowsPerConsumer / 64;  // wgmma m64 tiles per consumer
 constexpr int kThreads = (kConsumers + 1) * 128;
-constexpr int kATileBytes = BM * BK * 2, kBTileBytes = BN * BK * 2;
-static_assert(sizeof(T) == 2, "the wgmma path takes fp16 or bf16");
+constexpr int kATileBytes = BM * 128, kBTileBytes = BN * 128;
+constexpr int kSteps = 4;  // wgmma k-steps of 32 bytes per slice
 static_assert(kRowsPerConsumer % 64 == 0 && BN % 64 == 0 && BN <= 256, "wgmma m64nNk16 tiles");
 
 // The kernel parameter type of a CUtensorMap (opaque 128 bytes, 64-byte aligned).
@@ -161,7 +163,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       const unsigned char* a_stage = a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128;
       const unsigned char* b_stage = b_tiles + stage * kBTileBytes;
 #pragma unroll
-      for (int step = 0; step < BK / 16; ++step) {  // 16 elements = 32 bytes along k
+      for (int step = 0; step < kSteps; ++step) {
 #pragma unroll
         for (int i = 0; i < kMTiles; ++i)
           kt::wgmma::mma_async<BN>(acc[i], tile_descriptor(a_stage + i * 64 * 128 + step * 32),
@@ -188,10 +190,11 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
         for (int j = 0; j < BN / 8; ++j) {
           const long long col = tile_n * BN + j * 8 + (lane % 4) * 2;
           const float v0 = acc[i][j * 4 + half * 2], v1 = acc[i][j * 4 + half * 2 + 1];
-          if (col + 1 < n && n % 2 == 0) {
-            T pair[2] = {kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n)),
-                         kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n))};
-            *reinterpret_cast<unsigned*>(d + row * n + col) = *reinterpret_cast<unsigned*>(pair);
+          if (col + 1 < n && n % 2 == 0) {  // two neighbours in one aligned store
+            kt::Packed<T, 2> pair;
+            pair.elements.v[0] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
+            pair.elements.v[1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+            *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
           } else {
             if (col < n) d[row * n + col] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
             if (col + 1 < n) d[row * n + col + 1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));

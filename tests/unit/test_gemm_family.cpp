@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "kernels/common/cpu_numeric.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -83,6 +84,30 @@ TEST(GemmFamily, LargeProblemsCheckOneRowOfEverySixtyFour) {
     if (computed) EXPECT_TRUE(checked_groups.insert(r / 64).second) << "two rows of group " << r / 64;
   }
   EXPECT_EQ(checked_groups.size(), 16u);  // every group of 64 rows, the short last one too
+}
+
+TEST(GemmPrecisions, Fp8E4m3RoundsToNearestEvenAndSaturates) {
+  const auto bits = [](float x) { return cpu::from_float<cpu::fp8_e4m3>(x).bits; };
+  EXPECT_EQ(bits(1.0f), 0x38);
+  EXPECT_EQ(bits(-2.0f), 0xc0);
+  EXPECT_EQ(bits(448.0f), 0x7e);
+  EXPECT_EQ(bits(1000.0f), 0x7e);     // satfinite, as the GPU converts
+  EXPECT_EQ(bits(0x1p-9f), 0x01);     // the smallest subnormal
+  EXPECT_EQ(bits(1.0625f), 0x38);     // halfway between 1 and 1.125: to the even code
+  EXPECT_EQ(bits(1.1875f), 0x3a);     // halfway between 1.125 and 1.25: to the even code (1.25)
+  EXPECT_EQ(bits(NAN) & 0x7f, 0x7f);
+  for (int code = 0; code < 0x7f; ++code) {  // every finite code survives a round trip
+    const float value = cpu::to_float(cpu::fp8_e4m3{static_cast<std::uint8_t>(code)});
+    EXPECT_EQ(bits(value), code) << value;
+  }
+}
+
+TEST(GemmPrecisions, Tf32KeepsTenMantissaBitsRoundingToEven) {
+  const auto rounded = [](float x) { return cpu::to_float(cpu::from_float<cpu::tf32>(x)); };
+  EXPECT_EQ(rounded(1.0f + 0x1p-11f), 1.0f);                 // a tie: down to the even mantissa
+  EXPECT_EQ(rounded(1.0f + 3 * 0x1p-11f), 1.0f + 0x1p-9f);   // a tie: up to the even mantissa
+  EXPECT_EQ(rounded(1.0f + 0x1p-10f), 1.0f + 0x1p-10f);      // representable: unchanged
+  EXPECT_TRUE(std::isinf(rounded(INFINITY)));
 }
 
 }  // namespace

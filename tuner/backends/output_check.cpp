@@ -43,7 +43,7 @@ double stored_outputs_error(Precision precision, const std::vector<StoredOutput>
     const std::size_t workers =
         std::clamp<std::size_t>(n / kChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
     std::vector<L2Sums> parts(workers);
-    cpu::with_storage_type(precision, [&]<typename T>() {
+    cpu::with_any_storage_type(precision, [&]<typename T>() {
       const T* got = static_cast<const T*>(output.data);
       auto run = [&](std::size_t w) { parts[w] = sums_of(got, output.expected, n * w / workers, n * (w + 1) / workers); };
       std::vector<std::jthread> threads;

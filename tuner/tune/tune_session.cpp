@@ -70,6 +70,7 @@ SpaceContext make_context(const Problem& problem, const DeviceInfo& device) {
   SpaceContext context;
   for (const auto& [name, value] : problem.dims) context[name] = Value{value};
   context["element_bytes"] = Value{std::int64_t{element_bytes(problem.precision)}};
+  context["precision"] = Value{std::string(to_string(problem.precision))};
   for (const auto& [name, value] : device.limits) context[name] = Value{value};
   return context;
 }

@@ -77,7 +77,7 @@ EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem&
     return result;
   }
   if (element_bytes(problem.precision) == 0 ||
-      !cpu::with_storage_type(problem.precision, []<typename T>() {})) {
+      !cpu::with_any_storage_type(problem.precision, []<typename T>() {})) {
     result.outcome = Outcome::unsupported;
     result.message = "the CPU backend has no storage for " + std::string(to_string(problem.precision));
     return result;

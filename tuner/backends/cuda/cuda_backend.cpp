@@ -45,9 +45,11 @@ struct DeviceBuffer {
 // (unaligned row stride, box too large...), empty on success.
 CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Precision precision, std::string& why) {
   CUtensorMap map{};
-  const CUtensorMapDataType type = precision == Precision::fp16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                   : precision == Precision::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                                  : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  // tf32 tensors are floats already rounded on the host; fp8 moves as bytes.
+  const CUtensorMapDataType type = precision == Precision::fp16       ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : precision == Precision::bf16     ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : precision == Precision::fp8_e4m3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                                      : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUtensorMapSwizzle swizzle = spec.swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                      : spec.swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                      : spec.swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B

@@ -49,6 +49,8 @@ const char* element_type(Precision precision) {
     case Precision::fp32: return "float";
     case Precision::fp16: return "__half";
     case Precision::bf16: return "__nv_bfloat16";
+    case Precision::tf32: return "float";  // rounded to tf32 on the host; the tensor cores read it so
+    case Precision::fp8_e4m3: return "__nv_fp8_e4m3";
     default: return nullptr;
   }
 }
@@ -105,7 +107,7 @@ std::string NvrtcCompiler::source_hash(const KernelFamily& family) {
 std::vector<std::string> NvrtcCompiler::options(const KernelFamily& family, const Problem& problem,
                                                 const Config& config) const {
   const char* type = element_type(problem.precision);
-  if (!type) throw InputError("CUDA kernels take fp32, fp16 or bf16, not " + std::string(to_string(problem.precision)));
+  if (!type) throw InputError("CUDA kernels take fp32, tf32, fp16, bf16 or fp8_e4m3, not " + std::string(to_string(problem.precision)));
   std::vector<std::string> options{"--gpu-architecture=" + arch_, "-std=c++17", "-I" + cuda_include_dir(),
                                    "-DKT_T=" + std::string(type),
                                    "-DKT_PRECISION_" + upper(std::string(to_string(problem.precision)))};
