@@ -78,19 +78,18 @@ template <>
 inline fp8_e4m3 from_float<fp8_e4m3>(float x) {
   const std::uint8_t sign = __builtin_signbit(x) ? 0x80 : 0;
   if (__builtin_isnan(x)) return fp8_e4m3{0x7f};
-  float magnitude = __builtin_fabsf(x);
+  const float magnitude = __builtin_fabsf(x);
   if (magnitude >= 448.0f) return fp8_e4m3{static_cast<std::uint8_t>(sign | 0x7e)};
-  // Scan the 126 finite magnitudes for the nearest (ties to the even code): simple and exact.
-  std::uint8_t best = 0;
-  float best_distance = magnitude;
-  for (std::uint8_t code = 1; code <= 0x7e; ++code) {
-    const float distance = __builtin_fabsf(to_float(fp8_e4m3{code}) - magnitude);
-    if (distance < best_distance || (distance == best_distance && (code & 1) == 0 && (best & 1) == 1)) {
-      best = code;
-      best_distance = distance;
-    }
-  }
-  return fp8_e4m3{static_cast<std::uint8_t>(sign | best)};
+  int exponent;  // magnitude = fraction * 2^exponent, fraction in [0.5, 1)
+  __builtin_frexpf(magnitude, &exponent);
+  // Steps of 2^(e - 3) within the binade [2^e, 2^(e+1)), e = exponent - 1; subnormals (below
+  // 2^-6) share the step of the lowest binade, 2^-9. nearbyint rounds ties to even.
+  const int e = magnitude < 0x1p-6f ? -6 : exponent - 1;
+  const int steps = static_cast<int>(__builtin_nearbyintf(__builtin_ldexpf(magnitude, 3 - e)));
+  // steps is 0..8 for subnormals (8 is the smallest normal) and 8..16 for normals (16 carries
+  // into the next binade); the code is (biased exponent << 3) + mantissa either way.
+  const int code = magnitude < 0x1p-6f ? steps : ((e + 7) << 3) + (steps - 8);
+  return fp8_e4m3{static_cast<std::uint8_t>(sign | (code > 0x7e ? 0x7e : code))};
 }
 
 // Calls fn.template operator()<T>() with T the storage type of `precision`; returns false for a

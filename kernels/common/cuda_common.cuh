@@ -1,45 +1,83 @@
 // Shared device code of ktune's CUDA kernels (compiled at tune time by NVRTC).
-// Element type KT_T is float (fp32, tf32), __half, __nv_bfloat16 or __nv_fp8_e4m3; arithmetic is in float.
+// Element type KT_T is float (fp32, tf32), kt::half, kt::bfloat16 or kt::fp8_e4m3; arithmetic is
+// in float. The 16- and 8-bit types are plain storage with conversions written in PTX here, not
+// the toolkit's cuda_fp16.h / cuda_bf16.h / cuda_fp8.h: parsing those took most of each
+// variant's compile time (about 0.1 s of NVRTC's 0.15 s), and kernels need only conversions.
 #pragma once
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
 
 namespace kt {
 
+struct alignas(2) half {
+  unsigned short bits;
+};
+struct alignas(2) bfloat16 {
+  unsigned short bits;
+};
+struct fp8_e4m3 {
+  unsigned char bits;
+};
+
 __device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ __forceinline__ float to_float(__nv_fp8_e4m3 x) { return static_cast<float>(x); }
+__device__ __forceinline__ float to_float(half x) {
+  float out;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(out) : "h"(x.bits));
+  return out;
+}
+__device__ __forceinline__ float to_float(bfloat16 x) { return __uint_as_float(static_cast<unsigned>(x.bits) << 16); }
+__device__ __forceinline__ float to_float(fp8_e4m3 x) {
+  unsigned pair;  // f16x2 from e4m3x2; the low half holds x
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(pair) : "h"(static_cast<unsigned short>(x.bits)));
+  return to_float(half{static_cast<unsigned short>(pair & 0xffffu)});
+}
 
 template <typename T>
 __device__ __forceinline__ T from_float(float x);
 template <>
 __device__ __forceinline__ float from_float<float>(float x) { return x; }
+// Each rounds to nearest even, as the host's conversions (kernels/common/cpu_numeric.hpp) do.
 template <>
-__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ half from_float<half>(float x) {
+  half out;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(out.bits) : "f"(x));
+  return out;
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-// Nearest even, saturating to +-448 (satfinite), as the host's conversion does.
+__device__ __forceinline__ bfloat16 from_float<bfloat16>(float x) {
+  bfloat16 out;
+#if __CUDA_ARCH__ >= 800
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(out.bits) : "f"(x));
+#else
+  unsigned bits = __float_as_uint(x);
+  if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0) bits = 0x7fc00000u;  // NaN stays NaN
+  else bits += 0x7fffu + ((bits >> 16) & 1u);
+  out.bits = static_cast<unsigned short>(bits >> 16);
+#endif
+  return out;
+}
+// Saturating to +-448 (satfinite) as the host does; needs sm_89 or later.
 template <>
-__device__ __forceinline__ __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float x) { return __nv_fp8_e4m3(x); }
-
-// An unsigned integer type of exactly N bytes, for N-byte vector loads and stores.
-template <int N> struct Bits;
-template <> struct Bits<2> { using type = unsigned short; };
-template <> struct Bits<4> { using type = unsigned int; };
-template <> struct Bits<8> { using type = uint2; };
-template <> struct Bits<16> { using type = uint4; };
+__device__ __forceinline__ fp8_e4m3 from_float<fp8_e4m3>(float x) {
+  unsigned short pair;  // e4m3x2 of (0, x): x in the low byte
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.f), "f"(x));
+  return fp8_e4m3{static_cast<unsigned char>(pair & 0xffu)};
+}
 
 template <typename T>
 struct IsBf16 {
   static constexpr bool value = false;
 };
 template <>
-struct IsBf16<__nv_bfloat16> {
+struct IsBf16<bfloat16> {
   static constexpr bool value = true;
 };
+
+// An unsigned integer type of exactly N bytes, for N-byte vector loads and stores.
+template <int N> struct Bits;
+template <> struct Bits<1> { using type = unsigned char; };
+template <> struct Bits<2> { using type = unsigned short; };
+template <> struct Bits<4> { using type = unsigned int; };
+template <> struct Bits<8> { using type = uint2; };
+template <> struct Bits<16> { using type = uint4; };
 
 // VEC elements of T moved as one access of VEC * sizeof(T) bytes.
 template <typename T, int VEC>

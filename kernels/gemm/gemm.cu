@@ -1,6 +1,8 @@
 // GEMM on CUDA (kernels/gemm/gemm.hpp has the problem). The "path" parameter picks the kernel:
 //   simt  - any GPU, any precision, layout and shape: shared-memory tiles, fp32 FMA
 //           (kernels/gemm/gemm_simt.cuh);
+//   mma   - sm_80 and later, fp16/bf16, either layout, 16-byte aligned rows: cp.async stages,
+//           ldmatrix and mma.sync m16n8k16 (kernels/gemm/gemm_mma.cuh);
 //   wgmma - Hopper (sm_90a), tf32/fp16/bf16/fp8 e4m3 with B as [n,k] and rows of k a multiple of
 //           16 bytes: TMA loads into a
 //           multi-stage shared-memory pipeline on mbarriers, one producer warp feeding consumer
@@ -11,7 +13,8 @@
 #include "kernels/common/cuda_common.cuh"
 
 #define KT_PATH_simt 0
-#define KT_PATH_wgmma 1
+#define KT_PATH_mma 1
+#define KT_PATH_wgmma 2
 
 namespace kt::gemm {
 
@@ -40,6 +43,8 @@ __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, co
 
 #if KT_PATH == KT_PATH_wgmma
 #include "kernels/gemm/gemm_wgmma.cuh"
+#elif KT_PATH == KT_PATH_mma
+#include "kernels/gemm/gemm_mma.cuh"
 #else
 #include "kernels/gemm/gemm_simt.cuh"
 #endif

@@ -19,7 +19,7 @@ DeviceInfo hopper() {
   DeviceInfo device;
   device.limits = {{"max_threads_per_block", 1024}, {"max_shared_memory_per_block", 232448}, {"sm_count", 132},
                    {"l2_bytes", 52428800},          {"warp_size", 32},                       {"max_cluster_size", 8},
-                   {"has_wgmma", 1}};
+                   {"has_wgmma", 1},                {"sm_version", 90}};
   return device;
 }
 

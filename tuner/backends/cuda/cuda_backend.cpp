@@ -1,6 +1,7 @@
 #include "tuner/backends/cuda/cuda_backend.hpp"
 #include "tuner/backends/output_check.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -72,6 +73,14 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Pr
 
 bool compile_arch_has_wgmma(const std::string& arch) { return arch == "sm_90a"; }
 
+// 90 for "sm_90a", 80 for "sm_80": the number the spaces compare against (e.g. mma.sync needs 80).
+static std::int64_t sm_version(const std::string& arch) {
+  std::int64_t version = 0;
+  for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
+    version = version * 10 + (arch[i] - '0');
+  return version;
+}
+
 std::string compile_arch(int major, int minor) {
   const std::string base = "sm_" + std::to_string(major) + std::to_string(minor);
   return (major == 9 || major == 10) && minor == 0 ? base + "a" : base;
@@ -93,6 +102,7 @@ DeviceInfo nominal_cuda_device(const std::string& arch) {
                  {"warp_size", 32},
                  {"max_cluster_size", hopper ? 8 : 1},
                  {"has_wgmma", compile_arch_has_wgmma(arch) ? 1 : 0},
+                 {"sm_version", sm_version(arch)},
                  {"memory_bytes", std::int64_t{80} << 30}};
   info.properties = {{"compile_arch", arch}, {"nominal", true}};
   info.fingerprint = "cuda|nominal|" + arch;
@@ -217,7 +227,9 @@ CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
                  // 8 is the portable cluster size limit on every GPU that launches clusters.
                  {"max_cluster_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) ? 8 : 1},
                  {"has_wgmma", compile_arch_has_wgmma(compile_arch(major, minor)) ? 1 : 0},
+                 {"sm_version", major * 10 + minor},
                  {"has_wgmma", compile_arch_has_wgmma(compile_arch(major, minor)) ? 1 : 0},
+                 {"sm_version", major * 10 + minor},
                  {"memory_bytes", static_cast<std::int64_t>(memory)}};
   info.properties = {{"compute_capability", std::to_string(major) + "." + std::to_string(minor)},
                      {"compile_arch", compile_arch(major, minor)},

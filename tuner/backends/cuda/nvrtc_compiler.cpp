@@ -47,10 +47,10 @@ std::string upper(std::string text) {
 const char* element_type(Precision precision) {
   switch (precision) {
     case Precision::fp32: return "float";
-    case Precision::fp16: return "__half";
-    case Precision::bf16: return "__nv_bfloat16";
     case Precision::tf32: return "float";  // rounded to tf32 on the host; the tensor cores read it so
-    case Precision::fp8_e4m3: return "__nv_fp8_e4m3";
+    case Precision::fp16: return "kt::half";
+    case Precision::bf16: return "kt::bfloat16";
+    case Precision::fp8_e4m3: return "kt::fp8_e4m3";
     default: return nullptr;
   }
 }
