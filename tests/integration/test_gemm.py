@@ -21,17 +21,21 @@ class Gemm(harness.KtuneTestCase):
                                                               "fp8_e4m3": 0.07}[precision])
                     self.assertGreater(result["best"]["flops_per_second"], 0)
 
-    def test_wgmma_variants_only_where_they_apply(self):
-        def valid(shape, precision):
-            return self.ktune_json("space", "-k", "gemm", "-b", "cuda", "--arch", "sm_90a", "--shape", shape,
+    def test_tensor_core_paths_only_where_they_apply(self):
+        def valid(shape, precision, arch="sm_90a"):
+            return self.ktune_json("space", "-k", "gemm", "-b", "cuda", "--arch", arch, "--shape", shape,
                                    "--precision", precision)["valid"]
-        simt_only = valid("m=4096,n=4096,k=4096", "fp32")
-        self.assertGreater(valid("m=4096,n=4096,k=4096", "bf16"), simt_only)  # wgmma added
-        self.assertEqual(valid("m=4096,n=4096,k=4095", "bf16"), simt_only)     # k % 8: no TMA rows
-        self.assertEqual(valid("m=4096,n=4096,k=4096,b_layout=1", "bf16"), simt_only)
-        sm80 = self.ktune_json("space", "-k", "gemm", "-b", "cuda", "--arch", "sm_80", "--shape",
-                               "m=4096,n=4096,k=4096", "--precision", "bf16")["valid"]
-        self.assertEqual(sm80, simt_only)  # no wgmma before sm_90a
+        square = "m=4096,n=4096,k=4096"
+        simt_only = valid(square, "fp32")
+        # k = 4095: rows of A are not 16-byte aligned, so neither cp.async (mma) nor TMA (wgmma).
+        self.assertEqual(valid("m=4096,n=4096,k=4095", "bf16"), simt_only)
+        with_mma = valid(square + ",b_layout=1", "bf16")  # B as [k,n]: mma (ldmatrix.trans), no wgmma
+        self.assertGreater(with_mma, simt_only)
+        self.assertGreater(valid(square, "bf16"), with_mma)  # B as [n,k]: wgmma too
+        self.assertGreater(valid(square, "tf32"), simt_only)  # wgmma tf32, no mma
+        sm80 = valid(square, "bf16", "sm_80")  # mma but no wgmma before sm_90a
+        self.assertGreater(sm80, valid(square, "fp32", "sm_80"))
+        self.assertLess(sm80, valid(square, "bf16"))
 
     def test_bad_shapes_are_bad_input(self):
         for shape, named in (("b_layout=2", "b_layout"), ("epilogue=7", "epilogue"), ("m=0", "m=0"),
