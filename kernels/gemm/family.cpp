@@ -37,7 +37,8 @@ class GemmFamily final : public KernelFamily {
     const auto layout = problem.dim("b_layout"), epilogue = problem.dim("epilogue");
     if (layout > 1) throw InputError("gemm: b_layout must be 0 ([n,k]) or 1 ([k,n]), not " + std::to_string(layout));
     if (epilogue >= gemm::kEpilogueCount)
-      throw InputError("gemm: epilogue must be 0..4 (see `ktune list`), not " + std::to_string(epilogue));
+      throw InputError("gemm: epilogue must be 0 (alpha*AB), 1 (+ beta*C), 2 (+ bias), 3 (gelu(alpha*AB + bias)) or 4 "
+                       "(silu(alpha*AB + bias)), not " + std::to_string(epilogue));
     // alpha and beta in [0.5, 1.5]: a kernel that ignores either is off by far more than any tolerance.
     return {{"a", m * k, false},
             {"b", n * k, false},
