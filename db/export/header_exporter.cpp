@@ -442,16 +442,32 @@ constexpr double extent_ratio(std::int64_t query, std::int64_t tuned) {
 
 )";
 
-std::string render_shape_helpers(const std::vector<std::string>& dim_names) {
-  std::string equal, ratio;
+// The header comment's sentence on option dims, empty for a family without any.
+std::string option_note(const ExportFamily& input) {
+  if (input.option_dims.empty()) return "";
+  return " Option dims (" + join_names(input.option_dims) +
+         ") must match exactly: an entry tuned for another option is never used.";
+}
+
+std::string render_shape_helpers(const std::vector<std::string>& dim_names, const std::vector<std::string>& option_dims) {
+  std::string equal, ratio, options;
   for (std::size_t i = 0; i < dim_names.size(); ++i) {
     const auto& d = dim_names[i];
     equal += (i > 0 ? " && " : "") + ("a." + d + " == b." + d);
-    ratio += "\n         * extent_ratio(a." + d + ", b." + d + ")";
+    if (std::find(option_dims.begin(), option_dims.end(), d) != option_dims.end())
+      options += (options.empty() ? "" : " && ") + ("a." + d + " == b." + d);
+    else
+      ratio += "\n         * extent_ratio(a." + d + ", b." + d + ")";
   }
   const std::string params = dim_names.empty() ? "const Shape&, const Shape&" : "const Shape& a, const Shape& b";
   std::string out;
   out += "constexpr bool same_shape(" + params + ") { return " + (dim_names.empty() ? "true" : equal) + "; }\n\n";
+  if (!options.empty()) {
+    out += "// Option dims (layouts, epilogues) must match: a config tuned for one may not be valid for another.\n";
+    out += "constexpr bool same_options(" + params + ") { return " + options + "; }\n\n";
+  } else {
+    out += "constexpr bool same_options(const Shape&, const Shape&) { return true; }\n\n";
+  }
   out += "// 2^(sum over dims of |log2(query / tuned)|): ranks shapes like the sum of logs does, without\n";
   out += "// std::log2 (not constexpr before C++26).\n";
   out += "constexpr double shape_distance(" + params + ") {\n  return 1.0" + ratio + ";\n}\n\n";
@@ -469,7 +485,7 @@ constexpr LookupResult lookup_entry(const DeviceQuery& query, const Shape& shape
     bool best_precision = false, best_exact = false;
     double best_distance = 0;
     for (const TunedEntry& entry : entries) {
-      if (!detail::matches(level, entry, query)) continue;
+      if (!detail::matches(level, entry, query) || !detail::same_options(entry.shape, shape)) continue;
       const bool same_precision = detail::same_name(entry.precision, precision);
       const bool exact = detail::same_shape(entry.shape, shape);
       const double distance = detail::shape_distance(shape, entry.shape);
@@ -561,7 +577,7 @@ std::string render_header(const ExportFamily& input, const std::string& generate
       << "// query field matches nothing. Within the first level that has entries: entries of the\n"
       << "// requested precision are preferred when there are any, then the exact shape, else the\n"
       << "// nearest shape: the smallest sum over dims of |log2(query / tuned)| (extents below 1 count\n"
-      << "// as 1; ties go to the entry listed first).\n"
+      << "// as 1; ties go to the entry listed first)." << option_note(input) << "\n"
       << "#pragma once\n\n"
       << "#include <array>\n#include <cstddef>\n#include <cstdint>\n#include <string_view>\n\n"
       << "namespace ktune::tuned::" << family << " {\n\n"
@@ -604,7 +620,7 @@ std::string render_header(const ExportFamily& input, const std::string& generate
     for (const auto* entry : prepared.entries) out << render_entry(*entry, input, prepared.types);
     out << "}};\n\n";
   }
-  out << kLookupCode << render_shape_helpers(input.dim_names) << kLookupFunctions
+  out << kLookupCode << render_shape_helpers(input.dim_names, input.option_dims) << kLookupFunctions
       << "}  // namespace ktune::tuned::" << family << "\n";
   return out.str();
 }

@@ -15,6 +15,9 @@ namespace ktune {
 struct ExportFamily {
   std::string family;
   std::vector<std::string> dim_names;    // problem dims, in the family's order
+  // Dims that pick an option (a layout, an epilogue) rather than a size: a tuned entry answers a
+  // lookup only when these match exactly (its config may be invalid for another option).
+  std::vector<std::string> option_dims;
   std::vector<std::string> param_names;  // config parameters, in the space's order
   Config default_config;                 // the family's untuned default (search space "default")
   std::string database;                  // path of the database the entries came from

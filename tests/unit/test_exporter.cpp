@@ -398,6 +398,45 @@ int main() { return 0; }
                       dir.path() / "compile.log"));
 }
 
+// Option dims (a layout, an epilogue) are never bridged by "nearest shape": an entry tuned for
+// b_layout 0 must not answer a b_layout 1 query, whose valid configs differ; the default does.
+TEST(RenderHeader, OptionDimsMustMatchExactly) {
+  ExportFamily family;
+  family.family = "gemm";
+  family.dim_names = {"m", "n", "k", "b_layout"};
+  family.option_dims = {"b_layout"};
+  family.param_names = {"path"};
+  family.default_config = Config{{{"path", std::string("simt")}}};
+  family.database = "ktune.db";
+  auto entry = [](std::int64_t id, std::int64_t m, std::int64_t layout, const char* path) {
+    BestMeasurement e = make_entry(id, kH200, 0, 0, Precision::bf16, Config{});
+    e.family = "gemm";
+    e.problem.family = "gemm";
+    e.problem.dims = {{"m", m}, {"n", 4096}, {"k", 4096}, {"b_layout", layout}};
+    e.config = Config{{{"path", std::string(path)}}};
+    return e;
+  };
+  family.entries = {entry(1, 4096, 0, "wgmma"), entry(2, 64, 1, "mma")};
+  const std::string header = render_header(family, kGeneratedAt);
+  EXPECT_NE(header.find("Option dims (b_layout) must match exactly"), std::string::npos);
+
+  TempDir dir;
+  write_text(dir.path() / "gemm.hpp", header);
+  write_text(dir.path() / "check.cpp", R"(#include "gemm.hpp"
+namespace t = ktune::tuned::gemm;
+constexpr t::DeviceQuery h200{.backend = "cuda", .device = "NVIDIA H200", .architecture = "sm_90", .vendor = "nvidia"};
+// m = 4096 is the exact shape of entry 1 but with b_layout 1 only entry 2 (m = 64) may answer.
+static_assert(t::lookup(h200, {.m = 4096, .n = 4096, .k = 4096, .b_layout = 1}, "bf16").path == "mma");
+static_assert(t::lookup(h200, {.m = 64, .n = 4096, .k = 4096, .b_layout = 0}, "bf16").path == "wgmma");
+static_assert(t::lookup_entry(h200, {.m = 64, .n = 4096, .k = 4096, .b_layout = 2}, "bf16").level ==
+              t::MatchLevel::default_config);
+int main() { return 0; }
+)");
+  EXPECT_TRUE(compile("-fsyntax-only -I" + shell_quote(dir.path().string()) + " " +
+                          shell_quote((dir.path() / "check.cpp").string()),
+                      dir.path() / "compile.log"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON and files
 

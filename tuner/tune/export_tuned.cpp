@@ -18,7 +18,10 @@ ExportedFamily export_tuned_family(Store& store, const std::string& family_name,
   const SearchSpace space = SearchSpace::load(default_space_file(family.name(), backend));
   ExportFamily input;
   input.family = family.name();
-  for (const auto& dim : family.dims()) input.dim_names.push_back(dim.name);
+  for (const auto& dim : family.dims()) {
+    input.dim_names.push_back(dim.name);
+    if (dim.min_value == 0) input.option_dims.push_back(dim.name);
+  }
   input.param_names = space.parameter_names();
   if (!space.default_config())
     throw InputError(space.source() + ": has no \"default\" config, which the generated header needs as its fallback");
