@@ -14,6 +14,12 @@
 // and all of B stay in L2 while it runs); with a persistent grid (launch geometry) each block
 // takes tiles gridDim.x apart and the stage ring runs on across tiles.
 // Loads past the edges of A and B read zeros (TMA), stores are bounds-checked: any m and n.
+//
+// Split-K (KT_SPLIT_K > 1, for shapes whose tiles do not fill the GPU): blockIdx.y picks a part
+// of the k slices; each block adds its partial sums into an fp32 [m, n] workspace, then counts
+// itself in the tile's counter after the workspace; the block that counts last applies the
+// epilogue to the full sums, stores D and leaves its workspace tile and counter zeroed for the
+// next launch (the backend zeroes the workspace once).
 #pragma once
 
 #include "kernels/gemm/gemm_wgmma_mma.cuh"
@@ -27,6 +33,22 @@ constexpr int kMTiles = kRowsPerConsumer / 64;  // wgmma m64 tiles per consumer
 constexpr int kThreads = (kConsumers + 1) * 128;
 constexpr int kATileBytes = BM * 128, kBTileBytes = BN * 128;
 constexpr int kSteps = 4;  // wgmma k-steps of 32 bytes per slice
+#ifndef KT_SPLIT_K
+#define KT_SPLIT_K 1
+#endif
+constexpr int kSplitK = KT_SPLIT_K;
+
+// The k slices [first, end) of split blockIdx.y (possibly empty).
+__device__ __forceinline__ void split_slices(int slices, int& first, int& end) {
+  const int per_split = (slices + kSplitK - 1) / kSplitK;
+  first = min(slices, static_cast<int>(blockIdx.y) * per_split);
+  end = min(slices, first + per_split);
+}
+
+// Barrier of the consumer warpgroups only (the producer warpgroup has left).
+__device__ __forceinline__ void consumers_sync() {
+  asm volatile("bar.sync 1, %0;" ::"n"(kConsumers * 128) : "memory");
+}
 static_assert(kRowsPerConsumer % 64 == 0 && BN % 64 == 0 && BN <= 256, "wgmma m64nNk16 tiles");
 
 // The kernel parameter type of a CUtensorMap (opaque 128 bytes, 64-byte aligned).
@@ -93,7 +115,8 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
     gemm_kernel(const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__ c,
                 const kt::gemm::T* __restrict__ bias, const kt::gemm::T* __restrict__ scalars, kt::gemm::T* __restrict__ d,
                 long long m, long long n, long long k, long long, long long,
-                const __grid_constant__ kt::gemm::TensorMap tma_a, const __grid_constant__ kt::gemm::TensorMap tma_b) {
+                const __grid_constant__ kt::gemm::TensorMap tma_a, const __grid_constant__ kt::gemm::TensorMap tma_b,
+                float* __restrict__ workspace) {
   using namespace kt::gemm;
   extern __shared__ unsigned char shared_raw[];
   // 128-byte swizzled tiles must start on 1024-byte boundaries (launch.shared_bytes has the slack).
@@ -113,7 +136,8 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
 
   const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
   const long long tiles = tiles_m * tiles_n;
-  const int k_slices = static_cast<int>((k + BK - 1) / BK);
+  int first_slice, end_slice;
+  split_slices(static_cast<int>((k + BK - 1) / BK), first_slice, end_slice);
   const int warpgroup = threadIdx.x / 128;
 
   if (warpgroup == 0) {
@@ -126,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
     for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
       long long tile_m, tile_n;
       tile_coordinates(t, tiles_m, tiles_n, tile_m, tile_n);
-      for (int slice = 0; slice < k_slices; ++slice) {
+      for (int slice = first_slice; slice < end_slice; ++slice) {
         barrier_wait(&empty[stage], phase ^ 1);  // a fresh barrier counts as released
         barrier_expect_bytes(&full[stage], kATileBytes + kBTileBytes);
         tma_load(a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(tile_m * BM), &full[stage]);
@@ -157,7 +181,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.f;
 
-    for (int slice = 0; slice < k_slices; ++slice) {
+    for (int slice = first_slice; slice < end_slice; ++slice) {
       barrier_wait(&full[stage], phase);
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
       const unsigned char* a_stage = a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128;
@@ -179,27 +203,54 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
     }
 
     // Accumulator layout of m64nNk16: warp w holds rows 16w..16w+15; lane l holds rows l/4 and
-    // l/4 + 8, columns 8j + 2(l%4) and the next, for j < N/8.
+    // l/4 + 8, columns 8j + 2(l%4) and the next, for j < N/8. for_each_pair visits a thread's
+    // pairs with their position in D.
+    auto for_each_pair = [&](auto&& visit) {
 #pragma unroll
-    for (int i = 0; i < kMTiles; ++i) {
+      for (int i = 0; i < kMTiles; ++i)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const long long row = tile_m * BM + consumer * kRowsPerConsumer + i * 64 + warp * 16 + lane / 4 + half * 8;
-        if (row >= m) continue;
+        for (int half = 0; half < 2; ++half) {
+          const long long row = tile_m * BM + consumer * kRowsPerConsumer + i * 64 + warp * 16 + lane / 4 + half * 8;
+          if (row >= m) continue;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const long long col = tile_n * BN + j * 8 + (lane % 4) * 2;
-          const float v0 = acc[i][j * 4 + half * 2], v1 = acc[i][j * 4 + half * 2 + 1];
-          if (col + 1 < n && n % 2 == 0) {  // two neighbours in one aligned store
-            kt::Packed<T, 2> pair;
-            pair.elements.v[0] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-            pair.elements.v[1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
-            *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
-          } else {
-            if (col < n) d[row * n + col] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-            if (col + 1 < n) d[row * n + col + 1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
-          }
+          for (int j = 0; j < BN / 8; ++j) visit(acc[i][j * 4 + half * 2], acc[i][j * 4 + half * 2 + 1], row,
+                                                  tile_n * BN + j * 8 + (lane % 4) * 2);
         }
+    };
+    auto store_pair = [&](float v0, float v1, long long row, long long col) {
+      if (col + 1 < n && n % 2 == 0) {  // two neighbours in one aligned store
+        kt::Packed<T, 2> pair;
+        pair.elements.v[0] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
+        pair.elements.v[1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+        *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
+      } else {
+        if (col < n) d[row * n + col] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
+        if (col + 1 < n) d[row * n + col + 1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+      }
+    };
+    if constexpr (kSplitK == 1) {
+      for_each_pair(store_pair);
+    } else {
+      for_each_pair([&](float v0, float v1, long long row, long long col) {
+        if (col < n) atomicAdd(workspace + row * n + col, v0);
+        if (col + 1 < n) atomicAdd(workspace + row * n + col + 1, v1);
+      });
+      __threadfence();  // this block's sums are visible before it is counted
+      consumers_sync();
+      __shared__ unsigned last_split;
+      unsigned* counters = reinterpret_cast<unsigned*>(workspace + m * n);
+      if (threadIdx.x == 128) last_split = atomicAdd(counters + t, 1u) == kSplitK - 1;
+      consumers_sync();
+      if (last_split) {
+        __threadfence();
+        for_each_pair([&](float, float, long long row, long long col) {
+          float* sums = workspace + row * n + col;
+          const float v0 = col < n ? __ldcg(sums) : 0.f, v1 = col + 1 < n ? __ldcg(sums + 1) : 0.f;
+          if (col < n) sums[0] = 0.f;
+          if (col + 1 < n) sums[1] = 0.f;
+          store_pair(v0, v1, row, col);
+        });
+        if (threadIdx.x == 128) counters[t] = 0;
       }
     }
   }

@@ -324,6 +324,8 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       }
       cu.check(allocated, "cuMemAlloc(workspace)", __FILE__, __LINE__);
       workspace.bytes = static_cast<std::size_t>(workspace_bytes);
+      // Zeroed once: kernels that accumulate into it (split-K) leave it zeroed after each launch.
+      KT_CU(cuMemsetD8(workspace.pointer, 0, workspace.bytes));
     }
 
     // Kernel parameters: the tensors' device pointers, then the dims as long long, then the
