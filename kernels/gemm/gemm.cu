@@ -39,6 +39,21 @@ __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, co
   return x;
 }
 
+// The epilogue of D[row, col] and D[row, col + 1] (the pair a tensor-core thread holds), stored
+// as one aligned access when both exist and n is even, else element by element.
+__device__ __forceinline__ void store_pair(T* d, float v0, float v1, long long row, long long col, long long n,
+                                           float alpha, float beta, const T* c, const T* bias) {
+  if (col + 1 < n && n % 2 == 0) {
+    Packed<T, 2> pair;
+    pair.elements.v[0] = from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
+    pair.elements.v[1] = from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+    *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
+  } else {
+    if (col < n) d[row * n + col] = from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
+    if (col + 1 < n) d[row * n + col + 1] = from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+  }
+}
+
 }  // namespace kt::gemm
 
 #if KT_PATH == KT_PATH_wgmma

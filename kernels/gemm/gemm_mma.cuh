@@ -157,15 +157,6 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
         const long long row = row0 + warp_row + i * 16 + lane / 4 + half * 8;
         const long long col = col0 + warp_col + j * 8 + lane % 4 * 2;
         if (row >= m) continue;
-        const float v0 = acc[i][j][half * 2], v1 = acc[i][j][half * 2 + 1];
-        if (col + 1 < n && n % 2 == 0) {  // two neighbours in one aligned store
-          kt::Packed<T, 2> pair;
-          pair.elements.v[0] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-          pair.elements.v[1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
-          *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
-        } else {
-          if (col < n) d[row * n + col] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-          if (col + 1 < n) d[row * n + col + 1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
-        }
+        store_pair(d, acc[i][j][half * 2], acc[i][j][half * 2 + 1], row, col, n, alpha, beta, c, bias);
       }
 }

@@ -217,19 +217,11 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
                                                   tile_n * BN + j * 8 + (lane % 4) * 2);
         }
     };
-    auto store_pair = [&](float v0, float v1, long long row, long long col) {
-      if (col + 1 < n && n % 2 == 0) {  // two neighbours in one aligned store
-        kt::Packed<T, 2> pair;
-        pair.elements.v[0] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-        pair.elements.v[1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
-        *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
-      } else {
-        if (col < n) d[row * n + col] = kt::from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-        if (col + 1 < n) d[row * n + col + 1] = kt::from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
-      }
+    auto store = [&](float v0, float v1, long long row, long long col) {
+      store_pair(d, v0, v1, row, col, n, alpha, beta, c, bias);
     };
     if constexpr (kSplitK == 1) {
-      for_each_pair(store_pair);
+      for_each_pair(store);
     } else {
       for_each_pair([&](float v0, float v1, long long row, long long col) {
         if (col < n) atomicAdd(workspace + row * n + col, v0);
@@ -248,7 +240,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
           const float v0 = col < n ? __ldcg(sums) : 0.f, v1 = col + 1 < n ? __ldcg(sums + 1) : 0.f;
           if (col < n) sums[0] = 0.f;
           if (col + 1 < n) sums[1] = 0.f;
-          store_pair(v0, v1, row, col);
+          store(v0, v1, row, col);
         });
         if (threadIdx.x == 128) counters[t] = 0;
       }
