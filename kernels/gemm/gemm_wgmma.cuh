@@ -109,6 +109,45 @@ __device__ __forceinline__ void tile_coordinates(long long t, long long tiles_m,
   tile_n = (t % group_size) / rows_in_group;
 }
 
+// What the end of a tile does with a thread's accumulator pairs.
+enum FinishMode { kStoreD, kAddToWorkspace, kStoreWorkspaceSums };
+
+// Accumulator layout of m64nNk16: warp w holds rows 16w..16w+15 of each m64 tile; lane l holds
+// rows l/4 and l/4 + 8, columns 8j + 2(l%4) and the next, for j < N/8. row_base and col_base
+// are this thread's first row and column in D. kStoreD applies the epilogue and stores D;
+// kAddToWorkspace adds the pairs into the fp32 workspace [m, n]; kStoreWorkspaceSums stores the
+// epilogue of the workspace's full sums and zeroes them for the next launch.
+template <FinishMode kMode>
+__device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2], long long row_base, long long col_base,
+                                             long long m, long long n, T* d, const T* c, const T* bias, float alpha,
+                                             float beta, float* workspace) {
+#pragma unroll
+  for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const long long row = row_base + i * 64 + half * 8;
+      if (row >= m) continue;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const long long col = col_base + j * 8;
+        float v0 = acc[i][j * 4 + half * 2], v1 = acc[i][j * 4 + half * 2 + 1];
+        if constexpr (kMode == kAddToWorkspace) {
+          if (col < n) atomicAdd(workspace + row * n + col, v0);
+          if (col + 1 < n) atomicAdd(workspace + row * n + col + 1, v1);
+          continue;
+        }
+        if constexpr (kMode == kStoreWorkspaceSums) {
+          float* sums = workspace + row * n + col;
+          v0 = col < n ? __ldcg(sums) : 0.f;
+          v1 = col + 1 < n ? __ldcg(sums + 1) : 0.f;
+          if (col < n) sums[0] = 0.f;
+          if (col + 1 < n) sums[1] = 0.f;
+        }
+        store_pair(d, v0, v1, row, col, n, alpha, beta, c, bias);
+      }
+    }
+}
+
 }  // namespace kt::gemm
 
 extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
@@ -202,31 +241,12 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       }
     }
 
-    // Accumulator layout of m64nNk16: warp w holds rows 16w..16w+15; lane l holds rows l/4 and
-    // l/4 + 8, columns 8j + 2(l%4) and the next, for j < N/8. for_each_pair visits a thread's
-    // pairs with their position in D.
-    auto for_each_pair = [&](auto&& visit) {
-#pragma unroll
-      for (int i = 0; i < kMTiles; ++i)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const long long row = tile_m * BM + consumer * kRowsPerConsumer + i * 64 + warp * 16 + lane / 4 + half * 8;
-          if (row >= m) continue;
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) visit(acc[i][j * 4 + half * 2], acc[i][j * 4 + half * 2 + 1], row,
-                                                  tile_n * BN + j * 8 + (lane % 4) * 2);
-        }
-    };
-    auto store = [&](float v0, float v1, long long row, long long col) {
-      store_pair(d, v0, v1, row, col, n, alpha, beta, c, bias);
-    };
+    const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
+    const long long col_base = tile_n * BN + (lane % 4) * 2;
     if constexpr (kSplitK == 1) {
-      for_each_pair(store);
+      finish_pairs<kStoreD>(acc, row_base, col_base, m, n, d, c, bias, alpha, beta, workspace);
     } else {
-      for_each_pair([&](float v0, float v1, long long row, long long col) {
-        if (col < n) atomicAdd(workspace + row * n + col, v0);
-        if (col + 1 < n) atomicAdd(workspace + row * n + col + 1, v1);
-      });
+      finish_pairs<kAddToWorkspace>(acc, row_base, col_base, m, n, d, c, bias, alpha, beta, workspace);
       __threadfence();  // this block's sums are visible before it is counted
       consumers_sync();
       __shared__ unsigned last_split;
@@ -235,13 +255,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       consumers_sync();
       if (last_split) {
         __threadfence();
-        for_each_pair([&](float, float, long long row, long long col) {
-          float* sums = workspace + row * n + col;
-          const float v0 = col < n ? __ldcg(sums) : 0.f, v1 = col + 1 < n ? __ldcg(sums + 1) : 0.f;
-          if (col < n) sums[0] = 0.f;
-          if (col + 1 < n) sums[1] = 0.f;
-          store(v0, v1, row, col);
-        });
+        finish_pairs<kStoreWorkspaceSums>(acc, row_base, col_base, m, n, d, c, bias, alpha, beta, workspace);
         if (threadIdx.x == 128) counters[t] = 0;
       }
     }
