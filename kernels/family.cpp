@@ -21,15 +21,13 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
   std::vector<std::string> valid;
   for (const auto& spec : specs) valid.push_back(spec.name);
   for (const auto& [name, value] : overrides) {
-    bool known = false;
-    for (const auto& spec : specs) known = known || spec.name == name;
-    if (!known)
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const DimSpec& s) { return s.name == name; });
+    if (spec == specs.end())
       throw InputError("--shape: '" + name + "' is not a dimension of " + this->name() +
                        "; its dimensions are: " + join_names(valid));
-    for (const auto& spec : specs)
-      if (spec.name == name && value < spec.min_value)
-        throw InputError("--shape: " + name + "=" + std::to_string(value) + " must be at least " +
-                         std::to_string(spec.min_value));
+    if (value < spec->min_value)
+      throw InputError("--shape: " + name + "=" + std::to_string(value) + " must be at least " +
+                       std::to_string(spec->min_value));
   }
   const auto supported = precisions();
   bool precision_ok = false;
@@ -42,18 +40,6 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
     throw InputError("--precision: " + std::string(to_string(precision)) + " is not supported by " +
                      this->name() + "; supported: " + join_names(precision_names));
 
-  // The product of all dims is bounded before any tensor size is computed, so no tensor's
-  // element count can overflow (a GEMM's m*n*k may pass 2^40; its tensors m*k, n*k, m*n may not).
-  constexpr double kMaxDimProduct = 4.6e18;  // below 2^62
-  constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 40;
-  double product = 1;
-  for (const auto& spec : specs) {
-    const auto it = overrides.find(spec.name);
-    const std::int64_t value = it == overrides.end() ? spec.default_value : it->second;
-    product *= static_cast<double>(std::max<std::int64_t>(value, 1));
-  }
-  if (product > kMaxDimProduct) throw InputError("--shape: the problem is too large (the product of its dims exceeds 2^62)");
-
   Problem problem;
   problem.family = name();
   problem.precision = precision;
@@ -61,6 +47,13 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
     const auto it = overrides.find(spec.name);
     problem.dims.emplace_back(spec.name, it == overrides.end() ? spec.default_value : it->second);
   }
+  // The product of all dims is bounded before any tensor size is computed, so no tensor's
+  // element count can overflow (a GEMM's m*n*k may pass 2^40; its tensors m*k, n*k, m*n may not).
+  constexpr double kMaxDimProduct = 4.6e18;  // below 2^62
+  constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 40;
+  double product = 1;
+  for (const auto& [dim, value] : problem.dims) product *= static_cast<double>(std::max<std::int64_t>(value, 1));
+  if (product > kMaxDimProduct) throw InputError("--shape: the problem is too large (the product of its dims exceeds 2^62)");
   for (const TensorSpec& tensor : tensors(problem))
     if (tensor.elements > kMaxTensorElements)
       throw InputError("--shape: the problem is too large (tensor " + tensor.name + " would hold " +

@@ -69,17 +69,17 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Pr
   return map;
 }
 
-}  // namespace
-
-bool compile_arch_has_wgmma(const std::string& arch) { return arch == "sm_90a"; }
-
 // 90 for "sm_90a", 80 for "sm_80": the number the spaces compare against (e.g. mma.sync needs 80).
-static std::int64_t sm_version(const std::string& arch) {
+std::int64_t sm_version(const std::string& arch) {
   std::int64_t version = 0;
   for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
     version = version * 10 + (arch[i] - '0');
   return version;
 }
+
+}  // namespace
+
+bool compile_arch_has_wgmma(const std::string& arch) { return arch == "sm_90a"; }
 
 std::string compile_arch(int major, int minor) {
   const std::string base = "sm_" + std::to_string(major) + std::to_string(minor);
@@ -226,8 +226,6 @@ CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
                  {"warp_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
                  // 8 is the portable cluster size limit on every GPU that launches clusters.
                  {"max_cluster_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) ? 8 : 1},
-                 {"has_wgmma", compile_arch_has_wgmma(compile_arch(major, minor)) ? 1 : 0},
-                 {"sm_version", major * 10 + minor},
                  {"has_wgmma", compile_arch_has_wgmma(compile_arch(major, minor)) ? 1 : 0},
                  {"sm_version", major * 10 + minor},
                  {"memory_bytes", static_cast<std::int64_t>(memory)}};
