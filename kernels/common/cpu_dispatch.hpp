@@ -19,20 +19,30 @@ struct IntChoices {};
 inline constexpr IntChoices<1, 4, 8, 16> kVectorWidths{};
 inline constexpr IntChoices<1, 2, 4> kUnrolls{};
 
+// "1/4/8/16": the values compiled, for error messages.
+template <int... Values>
+std::string choice_list(IntChoices<Values...>) {
+  std::string out;
+  ((out += (out.empty() ? "" : "/") + std::to_string(Values)), ...);
+  return out;
+}
+
+// The instance for (first, second) of the two parameters named first_name and second_name;
+// UnsupportedConfig, listing the compiled values, when there is none.
 template <typename Result, int... Ws, int... Us, typename Make>
-Result select_variant(IntChoices<Ws...>, IntChoices<Us...>, std::int64_t vector_width, std::int64_t unroll,
-                      Make make) {
+Result select_variant(IntChoices<Ws...> firsts, IntChoices<Us...> seconds, std::int64_t first, std::int64_t second,
+                      Make make, const char* first_name = "vector_width", const char* second_name = "unroll") {
   Result result{};
-  auto for_width = [&]<int W>() {
-    ((W == vector_width && Us == unroll ? static_cast<void>(result = make.template operator()<W, Us>())
-                                        : static_cast<void>(0)),
+  auto for_first = [&]<int W>() {
+    ((W == first && Us == second ? static_cast<void>(result = make.template operator()<W, Us>())
+                                 : static_cast<void>(0)),
      ...);
   };
-  (for_width.template operator()<Ws>(), ...);
+  (for_first.template operator()<Ws>(), ...);
   if (!result)
-    throw UnsupportedConfig("no compiled instance for vector_width=" + std::to_string(vector_width) +
-                            " unroll=" + std::to_string(unroll) +
-                            " (compiled: vector_width 1/4/8/16, unroll 1/2/4)");
+    throw UnsupportedConfig("no compiled instance for " + std::string(first_name) + "=" + std::to_string(first) + " " +
+                            second_name + "=" + std::to_string(second) + " (compiled: " + first_name + " " +
+                            choice_list(firsts) + ", " + second_name + " " + choice_list(seconds) + ")");
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "ktune/source_hash/gemm_cpu.hpp"
@@ -46,21 +47,8 @@ void micro_kernel(std::int64_t kc, const float* a_panel, const float* b_panel, f
     for (std::int64_t j = 0; j < cols; ++j) c[i * ldc + j] += acc[i][j];
 }
 
-template <int... Values>
-struct Choices {};
-constexpr Choices<4, 6, 8> kMicroM{};
-constexpr Choices<8, 16, 32> kMicroN{};
-
-template <int... Ms, int... Ns>
-MicroKernel select_micro_kernel(Choices<Ms...>, Choices<Ns...>, std::int64_t mr, std::int64_t nr) {
-  MicroKernel chosen = nullptr;
-  auto for_m = [&]<int M>() { ((M == mr && Ns == nr ? static_cast<void>(chosen = &micro_kernel<M, Ns>) : void()), ...); };
-  (for_m.template operator()<Ms>(), ...);
-  if (!chosen)
-    throw UnsupportedConfig("no compiled micro-kernel " + std::to_string(mr) + "x" + std::to_string(nr) +
-                            " (compiled: micro_m 4/6/8, micro_n 8/16/32)");
-  return chosen;
-}
+constexpr cpu::IntChoices<4, 6, 8> kMicroM{};
+constexpr cpu::IntChoices<8, 16, 32> kMicroN{};
 
 struct Shape {
   std::int64_t m, n, k;
@@ -180,7 +168,9 @@ class GemmCpu final : public CpuKernel {
     if (blocking.block_m % blocking.micro_m != 0 || blocking.block_n % blocking.micro_n != 0)
       throw UnsupportedConfig("block_m and block_n must be multiples of micro_m and micro_n");
     if (blocking.block_k < 1) throw UnsupportedConfig("block_k must be at least 1");
-    const MicroKernel micro = select_micro_kernel(kMicroM, kMicroN, blocking.micro_m, blocking.micro_n);
+    const MicroKernel micro = cpu::select_variant<MicroKernel>(
+        kMicroM, kMicroN, blocking.micro_m, blocking.micro_n, []<int M, int N>() { return &micro_kernel<M, N>; },
+        "micro_m", "micro_n");
     const Problem& problem = context.problem;
     const Shape shape{problem.dim("m"), problem.dim("n"), problem.dim("k"), problem.dim("b_layout") == 0,
                       static_cast<int>(problem.dim("epilogue"))};
