@@ -12,25 +12,12 @@ Prints one JSON object: {"device", "torch", "results": [{"m","n","k","precision"
 """
 import argparse
 import json
-import statistics
 
 import torch
 
+from gpu_baselines import timed  # same events and median as the family baselines
+
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "tf32": torch.float32}
-
-
-def timed(fn, samples=50):
-    for _ in range(5):
-        fn()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(samples):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e6)
-    return statistics.median(times)
 
 
 def product(m, n, k, precision):
@@ -66,7 +53,7 @@ def main():
                 try:
                     torch.backends.cuda.preferred_blas_library(library)
                     fn, note = product(m, n, k, precision)
-                    ns = timed(fn)
+                    ns = timed(fn, flush_l2=False)
                     entry.update(median_ns=ns, tflops=2.0 * m * n * k / ns / 1e3, note=note)
                 except Exception as e:  # a case that fails still leaves the others
                     entry["error"] = f"{type(e).__name__}: {e}"[:300]

@@ -27,14 +27,18 @@ LAYERNORM_EPS = 1e-5        # kLayerNormEpsilon, kResidualLayerNormEpsilon
 SOFTMAX_DROPOUT_P = 0.1     # kSoftmaxDropoutP
 
 
-def timed(fn, samples=50):
-    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
+def timed(fn, samples=50, flush_l2=True):
+    """Median ns of `samples` calls between CUDA events after 5 warm-up calls; with flush_l2,
+    twice the L2 is written before each sample (memory-bound kernels are timed cold)."""
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8,
+                        device="cuda") if flush_l2 else None
     for _ in range(5):
         fn()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
     for _ in range(samples):
-        flush.zero_()
+        if flush is not None:
+            flush.zero_()
         start.record()
         fn()
         stop.record()
