@@ -8,9 +8,9 @@
 namespace ktune {
 
 double KernelFamily::byte_count(const Problem& problem) const {
-  double elements = 0;
-  for (const auto& tensor : tensors(problem)) elements += static_cast<double>(tensor.elements);
-  return elements * element_bytes(problem.precision);
+  double bytes = 0;
+  for (const auto& tensor : tensors(problem)) bytes += static_cast<double>(tensor.bytes(problem));
+  return bytes;
 }
 
 double KernelFamily::tolerance(Precision precision) const { return default_tolerance(precision); }

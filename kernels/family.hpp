@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,12 @@ struct TensorSpec {
   // Random inputs are drawn uniformly from [low, high] (never all zeros).
   double low = -1.0;
   double high = 1.0;
+  // Stored in this precision instead of the problem's: statistics such as attention's
+  // log-sum-exp stay fp32 whatever the precision of the data.
+  std::optional<Precision> storage = std::nullopt;
+
+  Precision precision(const Problem& problem) const { return storage.value_or(problem.precision); }
+  std::int64_t bytes(const Problem& problem) const { return elements * element_bytes(precision(problem)); }
 };
 
 // Host copies of a problem's tensors in float64, indexed like tensors().

@@ -5,6 +5,7 @@
 
 #include "kernels/copy/copy.hpp"
 #include "kernels/family.hpp"
+#include "kernels/flash_attention/flash_attention.hpp"
 #include "kernels/geglu/geglu.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/layernorm/layernorm.hpp"
@@ -29,7 +30,7 @@ bool test_families_enabled() {
 }  // namespace
 
 std::vector<const KernelFamily*> all_families() {
-  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family(), &gemm_family()};
+  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family(), &gemm_family(), &flash_attention_family()};
   if (test_families_enabled()) families.push_back(&fault_injection_family());
   if (const KernelFamily* t1 = registered_t1_kernel()) families.push_back(t1);  // ktune tune --t1
   return families;

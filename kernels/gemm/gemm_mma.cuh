@@ -7,6 +7,8 @@
 // Shared rows are padded by 16 bytes, so the 8 rows an ldmatrix reads fall in distinct banks.
 #pragma once
 
+#include "kernels/common/cuda_mma.cuh"
+
 namespace kt::gemm {
 
 constexpr int BM = KT_BLOCK_M, BN = KT_BLOCK_N, BK = KT_BLOCK_K, kStages = KT_STAGES;
@@ -21,16 +23,10 @@ constexpr int kAStage = BM * kARow, kBStage = kBRows * kBRow;
 static_assert(sizeof(T) == 2, "mma.sync m16n8k16 takes fp16 or bf16");
 static_assert(kWarpM % 16 == 0 && kWarpN % 16 == 0 && BK % 16 == 0, "whole m16 tiles, pairs of n8 tiles, k16 steps");
 
-__device__ __forceinline__ unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-// 16 bytes from global to shared memory; `valid` false (past an edge) writes zeros instead.
-__device__ __forceinline__ void copy_16(T* destination, const T* source, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(destination)), "l"(source),
-               "r"(valid ? 16 : 0)
-               : "memory");
-}
+using kt::mma::copy_16;
+using kt::mma::ldmatrix_x4;
+using kt::mma::ldmatrix_x4_trans;
+using kt::mma::mma_16816;
 
 // Slice `p0` of A and B into one stage: 8-element chunks, each thread taking every kThreads-th.
 __device__ __forceinline__ void load_slice(T* a_stage, T* b_stage, const T* a, const T* b, long long m, long long n,
@@ -56,27 +52,6 @@ __device__ __forceinline__ void load_slice(T* a_stage, T* b_stage, const T* a, c
       copy_16(b_stage + r * kBRow + c, valid ? b + depth * n + col : b, valid);
     }
   }
-}
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const T* pointer) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(shared_address(pointer)));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const T* pointer) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(shared_address(pointer)));
-}
-
-__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-#if defined(KT_PRECISION_BF16)
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-#else
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-#endif
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 }  // namespace kt::gemm
@@ -108,16 +83,16 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < slices) load_slice(a_tiles + s * kAStage, b_tiles + s * kBStage, a, b, m, n, k, row0, col0, s * BK);
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    kt::mma::commit_copies();
   }
   for (int slice = 0; slice < slices; ++slice) {
-    asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 2) : "memory");
+    kt::mma::wait_copies<kStages - 2>();
     __syncthreads();  // the slice is visible to all, and every warp is done with the stage refilled next
     const int next = slice + kStages - 1;
     if (next < slices)
       load_slice(a_tiles + next % kStages * kAStage, b_tiles + next % kStages * kBStage, a, b, m, n, k, row0, col0,
                  static_cast<long long>(next) * BK);
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    kt::mma::commit_copies();
 
     const T* a_stage = a_tiles + slice % kStages * kAStage;
     const T* b_stage = b_tiles + slice % kStages * kBStage;

@@ -93,11 +93,12 @@ DeviceInfo nominal_device(const std::string& backend, const std::string& arch) {
 }
 
 std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend, const KernelFamily& family,
-                                                     const Problem& problem, const std::string& arch, int threads) {
+                                                     const Problem& problem, const std::string& arch, int threads,
+                                                     BuildEffort effort) {
 #ifdef KTUNE_HAVE_CUDA
-  if (backend == "cuda") return make_cuda_variant_builder(family, problem, arch, threads);
+  if (backend == "cuda") return make_cuda_variant_builder(family, problem, arch, threads, effort);
 #endif
-  (void)family, (void)problem, (void)arch, (void)threads;
+  (void)family, (void)problem, (void)arch, (void)threads, (void)effort;
   if (backend != "cpu") require_backend_built(backend);
   return nullptr;
 }

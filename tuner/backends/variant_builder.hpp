@@ -29,9 +29,14 @@ class VariantBuilder {
   virtual std::string arch() const = 0;
 };
 
+// How hard the compiler optimizes. `fast_check` asks the compiler to trade code quality for
+// compile time (every stage still runs, so a variant that fails to build still fails): for
+// checking that variants compile, never for variants that are measured.
+enum class BuildEffort { full, fast_check };
+
 // nullptr for backends that need no build step. `arch` empty: the device's own.
 std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend, const KernelFamily& family,
                                                      const Problem& problem, const std::string& arch,
-                                                     int threads);
+                                                     int threads, BuildEffort effort = BuildEffort::full);
 
 }  // namespace ktune

@@ -44,6 +44,7 @@ struct TuneOptions {
   std::string record_dir;
   std::string t1_spec;
   bool compile_only = false;
+  bool fast_compile = false;
   std::string arch;
 };
 
@@ -95,7 +96,8 @@ int run_compile_only_command(const TuneOptions& options, TuneRequest request, co
   std::size_t failed = 0;
   for (const auto& kernel : kernels) {
     request.family = kernel;
-    const nlohmann::json result = run_compile_only(request, options.arch);
+    const nlohmann::json result =
+        run_compile_only(request, options.arch, options.fast_compile ? BuildEffort::fast_check : BuildEffort::full);
     failed += result["failed"].get<std::size_t>();
     if (!common.json) {
       std::cout << kernel << " on " << request.backend << " for " << options.arch << ": "
@@ -139,6 +141,8 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   if (!options.arch.empty() && !options.compile_only)
     throw InputError("--arch " + options.arch + " applies only with --compile-only (a tune measures the device "
                      "present); add --compile-only, or leave out --arch");
+  if (options.fast_compile && !options.compile_only)
+    throw InputError("--fast-compile applies only with --compile-only (a tune measures fully optimized variants)");
   if (options.compile_only && options.arch.empty())
     throw InputError("--compile-only needs --arch (e.g. --arch sm_90a)");
   const std::string backend =
@@ -281,6 +285,11 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_flag("--compile-only", options->compile_only,
                     "Compile every valid variant (GPU backends) without running anything; needs --arch; "
                     "exit 1 if any fails");
+  command->add_flag("--fast-compile", options->fast_compile,
+                    "With --compile-only: have the compiler trade code quality for speed (NVRTC's\n"
+                    "--Ofast-compile=mid, 2-4x faster; every compiler stage still runs, so a variant that\n"
+                    "does not build still fails). For checking variants in CI: a tune never reuses these\n"
+                    "cubins");
   command->add_option("--arch", options->arch, "Target architecture for --compile-only, e.g. sm_90a")
       ->check(non_empty("give a CUDA architecture such as sm_90a"));
   add_common_options(*command, common);

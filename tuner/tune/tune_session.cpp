@@ -330,7 +330,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
   return summary;
 }
 
-nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch) {
+nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch, BuildEffort effort) {
   const auto start = std::chrono::steady_clock::now();
   const KernelFamily& family = find_family(request.family);
   require_backend_built(request.backend);
@@ -342,7 +342,7 @@ nlohmann::json run_compile_only(const TuneRequest& request, const std::string& a
   const DeviceInfo device = nominal_device(request.backend, arch);
   const SpaceContext context = make_context(problem, device);
   const ValidConfigs valid = space.enumerate(context);
-  const auto builder = make_variant_builder(request.backend, family, problem, arch, compile_threads());
+  const auto builder = make_variant_builder(request.backend, family, problem, arch, compile_threads(), effort);
   if (!builder) throw InputError("--compile-only: the " + request.backend + " backend has no compile step");
 
   for (std::size_t i = 0; i < valid.size(); ++i) builder->prefetch(i, valid.config(i));
@@ -365,6 +365,7 @@ nlohmann::json run_compile_only(const TuneRequest& request, const std::string& a
   return {{"kernel", family.name()},
           {"backend", request.backend},
           {"arch", arch},
+          {"fast_compile", effort == BuildEffort::fast_check},
           {"device", device.name},
           {"problem", problem_json},
           {"space", {{"total", valid.total()}, {"valid", valid.size()}, {"file", space_file.string()}}},

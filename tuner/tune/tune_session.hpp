@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/backends/backend.hpp"
+#include "tuner/backends/variant_builder.hpp"
 #include "tuner/core/config.hpp"
 #include "tuner/core/device.hpp"
 #include "tuner/core/problem.hpp"
@@ -114,6 +115,6 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer);
 // of that architecture) and reports {"kernel", "backend", "arch", "problem", "space",
 // "compiled", "cached", "failed", "failures": [{"config", "log"}], "seconds"}. A valid config
 // that fails to compile is a bug in the constraints or the kernel.
-nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch);
+nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch, BuildEffort effort);
 
 }  // namespace ktune

@@ -49,16 +49,15 @@ CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family
   state->key = key;
   state->specs = family.tensors(problem);
   HostTensors host = family.make_inputs(problem, seed);
-  const int element = element_bytes(problem.precision);
   for (std::size_t t = 0; t < state->specs.size(); ++t) {
-    const std::size_t bytes = static_cast<std::size_t>(state->specs[t].elements) * element;
+    const std::size_t bytes = static_cast<std::size_t>(state->specs[t].bytes(problem));
     state->buffers.push_back(allocate(bytes));
     state->bytes.push_back(bytes);
     state->tensors.push_back({state->buffers.back().get(), state->specs[t].elements});
     if (!state->specs[t].is_output) {
       // The reference sees the inputs exactly as the kernel does: rounded to the precision.
-      cpu::store_values(problem.precision, host[t], state->buffers.back().get());
-      cpu::load_values(problem.precision, state->buffers.back().get(), host[t]);
+      cpu::store_values(state->specs[t].precision(problem), host[t], state->buffers.back().get());
+      cpu::load_values(state->specs[t].precision(problem), state->buffers.back().get(), host[t]);
     }
   }
   family.reference(problem, host);
@@ -116,8 +115,9 @@ EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem&
   }
   std::vector<StoredOutput> outputs;
   for (std::size_t t = 0; t < state.specs.size(); ++t)
-    if (state.specs[t].is_output) outputs.push_back({state.buffers[t].get(), state.expected[t]});
-  result.error = stored_outputs_error(problem.precision, outputs);
+    if (state.specs[t].is_output)
+      outputs.push_back({state.buffers[t].get(), state.specs[t].precision(problem), state.expected[t]});
+  result.error = stored_outputs_error(outputs);
   const Verdict verdict = judge_error(result.error, family.tolerance(problem.precision));
   if (!verdict.passed) {
     result.outcome = Outcome::wrong_result;

@@ -148,15 +148,15 @@ struct CudaBackend::Impl {
     fresh->key = key;
     fresh->specs = family.tensors(problem);
     HostTensors host = family.make_inputs(problem, seed);
-    const std::size_t element = static_cast<std::size_t>(element_bytes(problem.precision));
     std::vector<char> bytes;
     for (std::size_t t = 0; t < fresh->specs.size(); ++t) {
-      fresh->buffers.emplace_back(static_cast<std::size_t>(fresh->specs[t].elements) * element);
-      if (!fresh->specs[t].is_output) {
+      const TensorSpec& spec = fresh->specs[t];
+      fresh->buffers.emplace_back(static_cast<std::size_t>(spec.bytes(problem)));
+      if (!spec.is_output) {
         // The reference sees the inputs as the kernel does: rounded to the precision.
-        bytes.resize(static_cast<std::size_t>(fresh->specs[t].elements) * element);
-        cpu::store_values(problem.precision, host[t], bytes.data());
-        cpu::load_values(problem.precision, bytes.data(), host[t]);
+        bytes.resize(static_cast<std::size_t>(spec.bytes(problem)));
+        cpu::store_values(spec.precision(problem), host[t], bytes.data());
+        cpu::load_values(spec.precision(problem), bytes.data(), host[t]);
         KT_CU(cuMemcpyHtoD(fresh->buffers.back().pointer, bytes.data(), bytes.size()));
       }
     }
@@ -409,10 +409,10 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       if (!state.specs[t].is_output) continue;
       copies.emplace_back(state.buffers[t].bytes);
       KT_CU(cuMemcpyDtoH(copies.back().data(), state.buffers[t].pointer, copies.back().size()));
-      outputs.push_back({copies.back().data(), state.expected[t]});
+      outputs.push_back({copies.back().data(), state.specs[t].precision(problem), state.expected[t]});
     }
     const bool verifies = family.verifies();
-    result.error = verifies ? stored_outputs_error(problem.precision, outputs) : -1.0;
+    result.error = verifies ? stored_outputs_error(outputs) : -1.0;
     const Verdict verdict = verifies ? judge_error(result.error, family.tolerance(problem.precision)) : Verdict{true, ""};
     if (!verdict.passed) {
       result.outcome = Outcome::wrong_result;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tuner/backends/backend.hpp"
+#include "tuner/backends/variant_builder.hpp"
 
 namespace ktune {
 
@@ -29,8 +30,8 @@ class CudaBackend final : public Backend {
 // spaces when compiling without a GPU (--compile-only).
 DeviceInfo nominal_cuda_device(const std::string& arch);
 // The NVRTC build pool for the tuner (see tuner/backends/variant_builder.hpp).
-std::unique_ptr<class VariantBuilder> make_cuda_variant_builder(const KernelFamily& family, const Problem& problem,
-                                                                const std::string& arch, int threads);
+std::unique_ptr<VariantBuilder> make_cuda_variant_builder(const KernelFamily& family, const Problem& problem,
+                                                          const std::string& arch, int threads, BuildEffort effort);
 // The architecture ktune compiles for on a device of compute capability major.minor:
 // sm_90a on Hopper and sm_100a on Blackwell (their arch-specific instructions), sm_XY elsewhere.
 std::string compile_arch(int major, int minor);

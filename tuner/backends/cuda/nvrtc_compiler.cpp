@@ -69,10 +69,15 @@ std::string cuda_include_dir() {
 
 }  // namespace
 
-NvrtcCompiler::NvrtcCompiler(std::string arch, std::filesystem::path cache_dir)
-    : arch_(std::move(arch)), cache_dir_(std::move(cache_dir)) {
+NvrtcCompiler::NvrtcCompiler(std::string arch, std::filesystem::path cache_dir, bool fast_check)
+    : arch_(std::move(arch)), cache_dir_(std::move(cache_dir)), fast_check_(fast_check) {
   if (!std::regex_match(arch_, std::regex("sm_[0-9]{2,3}[af]?")))
     throw InputError("--arch: '" + arch_ + "' is not a CUDA architecture such as sm_80, sm_90a or sm_100a");
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  if (fast_check_ && major * 100 + minor < 1208)
+    throw BackendUnavailable("--fast-compile needs NVRTC 12.8 or newer (its --Ofast-compile); this is NVRTC " +
+                             nvrtc_version());
   std::error_code error;
   std::filesystem::create_directories(cache_dir_, error);
   if (error) throw InputError(cache_dir_.string() + ": cannot create the CUBIN cache directory (" + error.message() + ")");
@@ -111,6 +116,7 @@ std::vector<std::string> NvrtcCompiler::options(const KernelFamily& family, cons
   std::vector<std::string> options{"--gpu-architecture=" + arch_, "-std=c++17", "-I" + cuda_include_dir(),
                                    "-DKT_T=" + std::string(type),
                                    "-DKT_PRECISION_" + upper(std::string(to_string(problem.precision)))};
+  if (fast_check_) options.push_back("--Ofast-compile=mid");
   for (const auto& [name, value] : problem.dims) options.push_back("-DKT_DIM_" + upper(name) + "=" + std::to_string(value));
   const GpuSource* source = family.cuda_source();
   if (source && source->raw_defines) {

@@ -27,7 +27,10 @@ struct CompiledVariant {
 class NvrtcCompiler {
  public:
   // `arch` like "sm_90a"; InputError for a malformed one. The cache directory is created.
-  NvrtcCompiler(std::string arch, std::filesystem::path cache_dir);
+  // `fast_check`: NVRTC's --Ofast-compile=mid, about 2x (memory-bound kernels) to 3-4x (GEMM)
+  // faster; front end, optimizer and ptxas all still run, so a variant that does not build
+  // still fails, but its code is not the code a tune measures. For compile checks only.
+  NvrtcCompiler(std::string arch, std::filesystem::path cache_dir, bool fast_check = false);
 
   // Thread-safe: a pool of threads may compile different variants at once.
   CompiledVariant compile(const KernelFamily& family, const Problem& problem, const Config& config) const;
@@ -45,6 +48,7 @@ class NvrtcCompiler {
  private:
   std::string arch_;
   std::filesystem::path cache_dir_;
+  bool fast_check_ = false;
 };
 
 }  // namespace ktune

@@ -15,8 +15,10 @@ namespace {
 
 class NvrtcBuilder final : public VariantBuilder {
  public:
-  NvrtcBuilder(const KernelFamily& family, Problem problem, const std::string& arch, int threads)
-      : family_(family), problem_(std::move(problem)), compiler_(arch, NvrtcCompiler::default_cache_dir()) {
+  NvrtcBuilder(const KernelFamily& family, Problem problem, const std::string& arch, int threads, BuildEffort effort)
+      : family_(family),
+        problem_(std::move(problem)),
+        compiler_(arch, NvrtcCompiler::default_cache_dir(), effort == BuildEffort::fast_check) {
     for (int i = 0; i < std::max(threads, 1); ++i) workers_.emplace_back([this] { work(); });
   }
 
@@ -102,8 +104,8 @@ class NvrtcBuilder final : public VariantBuilder {
 }  // namespace
 
 std::unique_ptr<VariantBuilder> make_cuda_variant_builder(const KernelFamily& family, const Problem& problem,
-                                                          const std::string& arch, int threads) {
-  return std::make_unique<NvrtcBuilder>(family, problem, arch, threads);
+                                                          const std::string& arch, int threads, BuildEffort effort) {
+  return std::make_unique<NvrtcBuilder>(family, problem, arch, threads, effort);
 }
 
 }  // namespace ktune

@@ -1,0 +1,157 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "kernels/flash_attention/flash_attention.hpp"
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+namespace flash_attention {
+
+Shape Shape::of(const Problem& problem) {
+  Shape s{problem.dim("batch"),  problem.dim("heads"),    problem.dim("kv_heads"), problem.dim("seq_q"),
+          problem.dim("seq_kv"), problem.dim("head_dim"), problem.dim("causal") != 0};
+  if (problem.dim("causal") > 1)
+    throw InputError("flash_attention: causal must be 0 or 1, not " + std::to_string(problem.dim("causal")));
+  if (s.kv_heads == 0) s.kv_heads = s.heads;
+  if (s.kv_heads > s.heads || s.heads % s.kv_heads != 0)
+    throw InputError("flash_attention: kv_heads=" + std::to_string(s.kv_heads) + " must divide heads=" +
+                     std::to_string(s.heads) + " (each kv head serves heads/kv_heads query heads)");
+  return s;
+}
+
+}  // namespace flash_attention
+
+namespace {
+
+using flash_attention::Shape;
+
+// Above this many multiply-adds the float64 reference computes one query row of every 64 in each
+// head (a different row in each group, so every row tile of every variant is covered); the rows
+// it leaves out are NaN and not checked. Seq 16k at 16 heads in full would take host minutes.
+constexpr double kFullReferenceFma = 4294967296.0;
+constexpr std::int64_t kSampledRowGroup = 64;
+
+class FlashAttentionFamily final : public KernelFamily {
+ public:
+  std::string name() const override { return "flash_attention"; }
+  std::string summary() const override {
+    return "Attention forward O = softmax(QKᵀ/sqrt(d)) V with log-sum-exp, tiled with an online softmax; "
+           "grouped-query, causal (bottom-right)";
+  }
+  std::vector<DimSpec> dims() const override {
+    return {{"batch", 1, "sequences"},
+            {"heads", 16, "query heads"},
+            {"kv_heads", 0, "key/value heads, dividing heads (grouped-query attention); 0: as many as heads", 0},
+            {"seq_q", 1024, "query length"},
+            {"seq_kv", 1024, "key/value length"},
+            {"head_dim", 128, "elements per head"},
+            {"causal", 0, "1: query i sees keys up to i + seq_kv - seq_q (bottom-right causal mask)", 0}};
+  }
+  std::vector<Precision> precisions() const override { return {Precision::fp32, Precision::fp16, Precision::bf16}; }
+  std::vector<TensorSpec> tensors(const Problem& problem) const override {
+    const Shape s = Shape::of(problem);
+    // q and k in [-2, 2]: scores then spread over several units, so the softmax is far from
+    // uniform and a kernel that gets the maximum, the scale or the mask wrong is visibly off.
+    return {{"q", s.batch * s.heads * s.seq_q * s.head_dim, false, -2.0, 2.0},
+            {"k", s.batch * s.kv_heads * s.seq_kv * s.head_dim, false, -2.0, 2.0},
+            {"v", s.batch * s.kv_heads * s.seq_kv * s.head_dim, false},
+            {"o", s.batch * s.heads * s.seq_q * s.head_dim, true},
+            {"lse", s.batch * s.heads * s.seq_q, true, -1.0, 1.0, Precision::fp32}};
+  }
+  // 4·B·H·Nq·Nkv·D (two matrix products), halved when causal: the convention of the
+  // FlashAttention papers and of the baselines this is compared with.
+  double flop_count(const Problem& problem) const override {
+    const Shape s = Shape::of(problem);
+    const double full = 4.0 * static_cast<double>(s.batch * s.heads) * static_cast<double>(s.seq_q) *
+                        static_cast<double>(s.seq_kv) * static_cast<double>(s.head_dim);
+    return s.causal ? full / 2 : full;
+  }
+  bool memory_bound() const override { return false; }
+
+  void reference(const Problem& problem, HostTensors& tensors) const override {
+    const Shape s = Shape::of(problem);
+    const auto& q = tensors[0];
+    const auto& k = tensors[1];
+    const auto& v = tensors[2];
+    auto& o = tensors[3];
+    auto& lse = tensors[4];
+    const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+    const double fma = static_cast<double>(s.batch * s.heads) * static_cast<double>(s.seq_q) *
+                       static_cast<double>(s.seq_kv) * static_cast<double>(s.head_dim) * 2.0;
+    const bool sampled = fma > kFullReferenceFma;
+    if (sampled) {
+      std::fill(o.begin(), o.end(), std::numeric_limits<double>::quiet_NaN());  // not checked
+      std::fill(lse.begin(), lse.end(), std::numeric_limits<double>::quiet_NaN());
+    }
+    // Rows as (batch * heads + head) * seq_q + i; sampled: one row per group of 64 in each head.
+    std::vector<std::int64_t> rows;
+    for (std::int64_t bh = 0; bh < s.batch * s.heads; ++bh)
+      for (std::int64_t group = 0; group * kSampledRowGroup < s.seq_q; ++group) {
+        const std::int64_t first = group * kSampledRowGroup;
+        const std::int64_t size = std::min(kSampledRowGroup, s.seq_q - first);
+        if (sampled)
+          rows.push_back(bh * s.seq_q + first + (group * 37 + bh * 11 + 5) % size);
+        else
+          for (std::int64_t i = first; i < first + size; ++i) rows.push_back(bh * s.seq_q + i);
+      }
+    const std::int64_t group_size = s.heads / s.kv_heads;
+    auto one_row = [&](std::int64_t row, std::vector<double>& scores) {
+      const std::int64_t bh = row / s.seq_q, i = row % s.seq_q;
+      const std::int64_t b = bh / s.heads, h = bh % s.heads;
+      const std::int64_t kv_base = (b * s.kv_heads + h / group_size) * s.seq_kv * s.head_dim;
+      const double* q_row = q.data() + row * s.head_dim;
+      double* o_row = o.data() + row * s.head_dim;
+      const std::int64_t keys = s.keys_visible(i);
+      if (keys == 0) {
+        std::fill(o_row, o_row + s.head_dim, 0.0);
+        lse[static_cast<std::size_t>(row)] = std::numeric_limits<double>::infinity();
+        return;
+      }
+      double max = -std::numeric_limits<double>::infinity();
+      for (std::int64_t j = 0; j < keys; ++j) {
+        const double* k_row = k.data() + kv_base + j * s.head_dim;
+        double dot = 0;
+        for (std::int64_t d = 0; d < s.head_dim; ++d) dot += q_row[d] * k_row[d];
+        scores[static_cast<std::size_t>(j)] = dot * scale;
+        max = std::max(max, dot * scale);
+      }
+      double sum = 0;
+      std::fill(o_row, o_row + s.head_dim, 0.0);
+      for (std::int64_t j = 0; j < keys; ++j) {
+        const double p = std::exp(scores[static_cast<std::size_t>(j)] - max);
+        sum += p;
+        const double* v_row = v.data() + kv_base + j * s.head_dim;
+        for (std::int64_t d = 0; d < s.head_dim; ++d) o_row[d] += p * v_row[d];
+      }
+      for (std::int64_t d = 0; d < s.head_dim; ++d) o_row[d] /= sum;
+      lse[static_cast<std::size_t>(row)] = max + std::log(sum);
+    };
+    const auto workers = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    const auto count = static_cast<std::int64_t>(rows.size());
+    auto run = [&](std::int64_t w) {
+      std::vector<double> scores(static_cast<std::size_t>(s.seq_kv));
+      for (std::int64_t r = w; r < count; r += workers) one_row(rows[static_cast<std::size_t>(r)], scores);
+    };
+    std::vector<std::jthread> threads;
+    for (std::int64_t w = 1; w < std::min(workers, count); ++w) threads.emplace_back(run, w);
+    run(0);
+  }
+
+  const CpuKernel* cpu_kernel() const override { return &flash_attention_cpu_kernel(); }
+  const GpuSource* cuda_source() const override {
+    static constexpr GpuSource source{"kernels/flash_attention/flash_attention.cu", "flash_attention_kernel"};
+    return &source;
+  }
+};
+
+}  // namespace
+
+const KernelFamily& flash_attention_family() {
+  static const FlashAttentionFamily family;
+  return family;
+}
+
+}  // namespace ktune

@@ -1,0 +1,37 @@
+// Flash attention forward on CUDA (kernels/flash_attention/flash_attention.hpp has the problem).
+// The "path" parameter picks the kernel:
+//   mma - sm_80 and later, fp16/bf16: cp.async stages of keys and values, ldmatrix and mma.sync
+//         m16n8k16, the softmax probabilities passed from one product to the next in registers
+//         (kernels/flash_attention/flash_attention_mma.cuh).
+// Every path takes q, k, v, o, lse and the dims (batch, heads, kv_heads, seq_q, seq_kv, head_dim,
+// causal). head_dim and causal are compile-time (KT_DIM_*), so a variant carries only the code
+// of its own head size and mask; the lengths are read at run time.
+#include "kernels/common/cuda_common.cuh"
+
+#define KT_PATH_mma 1
+
+namespace kt::attention {
+
+using T = KT_T;
+constexpr int D = KT_DIM_HEAD_DIM;
+constexpr bool kCausal = KT_DIM_CAUSAL != 0;
+
+// The lengths and head mapping of one launch.
+struct Lengths {
+  long long heads, kv_heads, seq_q, seq_kv;
+
+  // Keys query row `i` sees, as in flash_attention::Shape::keys_visible (bottom-right causal).
+  __device__ __forceinline__ long long keys_visible(long long i) const {
+    if constexpr (!kCausal) return seq_kv;
+    const long long last = i + seq_kv - seq_q;
+    return last < 0 ? 0 : (last + 1 < seq_kv ? last + 1 : seq_kv);
+  }
+};
+
+}  // namespace kt::attention
+
+#if KT_PATH == KT_PATH_mma
+#include "kernels/flash_attention/flash_attention_mma.cuh"
+#else
+#error "unknown KT_PATH"
+#endif

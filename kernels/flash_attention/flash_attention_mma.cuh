@@ -1,0 +1,239 @@
+// Flash attention, tensor-core path of sm_80-class GPUs (also a fallback on Hopper): fp16/bf16,
+// fp32 softmax and accumulators, head_dim a multiple of 16.
+//
+// A block takes KT_BLOCK_Q query rows of one head (blockIdx.y) of one sequence (blockIdx.z);
+// each of its KT_WARPS warps owns KT_BLOCK_Q / KT_WARPS of those rows. The block's Q tile is
+// loaded once and kept in registers as mma fragments. Keys and values stream through
+// KT_STAGES shared-memory stages of KT_BLOCK_KV rows (cp.async, zero-filled past the end). For
+// each block of keys a warp computes its scores S = Q·Kᵀ with mma.sync, masks what its rows do
+// not see (past seq_kv, or the causal triangle, only on blocks that need it), updates each row's
+// running maximum and sum (online softmax in base 2, the scale folded into the exponent),
+// rescales its output accumulators, and adds P·V, P taken straight from the score registers.
+// Causal launches run the query blocks that see the most keys first.
+// Shared rows are padded by 16 bytes, so the 8 rows an ldmatrix reads fall in distinct banks.
+#pragma once
+
+#include "kernels/common/cuda_mma.cuh"
+
+namespace kt::attention {
+
+constexpr int BQ = KT_BLOCK_Q, BKV = KT_BLOCK_KV, kWarps = KT_WARPS, kStages = KT_STAGES;
+constexpr int kThreads = kWarps * 32;
+constexpr int kWarpRows = BQ / kWarps, kMTiles = kWarpRows / 16;  // m16 tiles per warp
+constexpr int kRow = D + 8;                                       // padded shared row, elements
+constexpr int kQTile = BQ * kRow, kKvTile = BKV * kRow;
+constexpr int kKSteps = D / 16;    // k16 steps of Q·Kᵀ
+constexpr int kScoreTiles = BKV / 8;  // n8 tiles of S per m16 tile
+constexpr int kOutTiles = D / 8;      // n8 tiles of O per m16 tile
+static_assert(sizeof(T) == 2, "mma.sync m16n8k16 takes fp16 or bf16");
+static_assert(kWarpRows % 16 == 0 && D % 16 == 0 && BKV % 16 == 0, "whole m16 tiles and k16 steps");
+static_assert(kStages >= 2, "at least double buffering");
+// +inf (NVRTC has no <cmath> INFINITY).
+__device__ __forceinline__ float infinity() { return __int_as_float(0x7f800000); }
+
+// Rows [row0, row0 + ROWS) of a [rows, D] matrix into a padded shared tile; zeros past `rows`.
+template <int ROWS>
+__device__ __forceinline__ void load_rows(T* tile, const T* matrix, long long row0, long long rows) {
+  constexpr int kChunksPerRow = D / 8;  // 16-byte copies
+  for (int c = threadIdx.x; c < ROWS * kChunksPerRow; c += kThreads) {
+    const int r = c / kChunksPerRow, col = c % kChunksPerRow * 8;
+    const bool valid = row0 + r < rows;
+    kt::mma::copy_16(tile + r * kRow + col, valid ? matrix + (row0 + r) * D + col : matrix, valid);
+  }
+}
+
+__device__ __forceinline__ float quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+
+}  // namespace kt::attention
+
+extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
+    flash_attention_kernel(const kt::attention::T* __restrict__ q, const kt::attention::T* __restrict__ k,
+                           const kt::attention::T* __restrict__ v, kt::attention::T* __restrict__ o,
+                           float* __restrict__ lse, long long, long long heads, long long kv_heads, long long seq_q,
+                           long long seq_kv, long long, long long) {
+  using namespace kt::attention;
+  using kt::mma::ldmatrix_x4;
+  using kt::mma::ldmatrix_x4_trans;
+  using kt::mma::mma_16816;
+  using kt::mma::pack_pair;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  T* q_tile = reinterpret_cast<T*>(shared_raw);
+  T* k_tiles = q_tile + kQTile;
+  T* v_tiles = k_tiles + kStages * kKvTile;
+
+  const Lengths len{heads, kv_heads == 0 ? heads : kv_heads, seq_q, seq_kv};
+  const long long q_block = kCausal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const long long head = blockIdx.y, batch = blockIdx.z;
+  const long long kv_head = head / (len.heads / len.kv_heads);
+  const long long i0 = q_block * BQ;
+  const T* q_head = q + (batch * heads + head) * seq_q * D;
+  const T* k_head = k + (batch * len.kv_heads + kv_head) * seq_kv * D;
+  const T* v_head = v + (batch * len.kv_heads + kv_head) * seq_kv * D;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int warp_row = warp * kWarpRows;
+
+  // Keys the block's last row sees bound the loop; blocks of keys the first row sees in full
+  // need no mask (the first row sees the fewest).
+  const long long last_row = (i0 + BQ < seq_q ? i0 + BQ : seq_q) - 1;
+  const int kv_blocks = static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV);
+  const long long unmasked = len.keys_visible(i0);
+
+  load_rows<BQ>(q_tile, q_head, i0, seq_q);  // in the first group, with the first keys
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < kv_blocks) {
+      load_rows<BKV>(k_tiles + s * kKvTile, k_head, static_cast<long long>(s) * BKV, seq_kv);
+      load_rows<BKV>(v_tiles + s * kKvTile, v_head, static_cast<long long>(s) * BKV, seq_kv);
+    }
+    kt::mma::commit_copies();
+  }
+
+  const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(D));
+  unsigned q_frag[kMTiles][kKSteps][4];
+  float out[kMTiles][kOutTiles][4];
+  float row_max[kMTiles][2], row_sum[kMTiles][2];  // rows lane/4 and lane/4 + 8 of each m16 tile
+#pragma unroll
+  for (int i = 0; i < kMTiles; ++i) {
+#pragma unroll
+    for (int n = 0; n < kOutTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) out[i][n][e] = 0.f;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      row_max[i][h] = -infinity();
+      row_sum[i][h] = 0.f;  // this thread's columns only; the quad's four are summed at the end
+    }
+  }
+
+  for (int j = 0; j < kv_blocks; ++j) {
+    kt::mma::wait_copies<kStages - 2>();
+    __syncthreads();  // block j is visible to all, and every warp is done with the stage refilled next
+    if (j == 0) {
+#pragma unroll
+      for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+        for (int kk = 0; kk < kKSteps; ++kk)
+          ldmatrix_x4(q_frag[i][kk], q_tile + (warp_row + i * 16 + lane % 16) * kRow + kk * 16 + lane / 16 * 8);
+    }
+    const int next = j + kStages - 1;
+    if (next < kv_blocks) {
+      load_rows<BKV>(k_tiles + next % kStages * kKvTile, k_head, static_cast<long long>(next) * BKV, seq_kv);
+      load_rows<BKV>(v_tiles + next % kStages * kKvTile, v_head, static_cast<long long>(next) * BKV, seq_kv);
+    }
+    kt::mma::commit_copies();
+    const T* k_stage = k_tiles + j % kStages * kKvTile;
+    const T* v_stage = v_tiles + j % kStages * kKvTile;
+
+    // S = Q·Kᵀ: K's rows are the columns of S, so K is read like GEMM's B in [n, k] layout.
+    float score[kMTiles][kScoreTiles][4];
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+      for (int n = 0; n < kScoreTiles; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) score[i][n][e] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < kKSteps; ++kk)
+#pragma unroll
+      for (int n = 0; n < kScoreTiles; n += 2) {
+        unsigned b[4];
+        ldmatrix_x4(b, k_stage + (n * 8 + lane / 16 * 8 + lane % 8) * kRow + kk * 16 + (lane / 8) % 2 * 8);
+#pragma unroll
+        for (int i = 0; i < kMTiles; ++i) {
+          mma_16816(score[i][n], q_frag[i][kk], b[0], b[1]);
+          mma_16816(score[i][n + 1], q_frag[i][kk], b[2], b[3]);
+        }
+      }
+
+    const long long kv0 = static_cast<long long>(j) * BKV;
+    const bool masked = kv0 + BKV > unmasked;
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const long long visible = masked ? len.keys_visible(i0 + warp_row + i * 16 + lane / 4 + h * 8) : seq_kv;
+        float block_max = -infinity();
+#pragma unroll
+        for (int n = 0; n < kScoreTiles; ++n)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float& s = score[i][n][h * 2 + e];
+            s = masked && kv0 + n * 8 + lane % 4 * 2 + e >= visible ? -infinity() : s * scale_log2;
+            block_max = fmaxf(block_max, s);
+          }
+        const float new_max = fmaxf(row_max[i][h], quad_max(block_max));
+        // A row that has seen no key yet keeps max -inf: exponents are taken from 0 then, so
+        // its probabilities are exp2(-inf) = 0 instead of NaN.
+        const float base = new_max == -infinity() ? 0.f : new_max;
+        const float rescale = kt::exp2_flush_subnormal(row_max[i][h] - base);
+        row_max[i][h] = new_max;
+        float sum = 0.f;
+#pragma unroll
+        for (int n = 0; n < kScoreTiles; ++n)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float& s = score[i][n][h * 2 + e];
+            s = kt::exp2_flush_subnormal(s - base);
+            sum += s;
+          }
+        row_sum[i][h] = row_sum[i][h] * rescale + sum;
+#pragma unroll
+        for (int n = 0; n < kOutTiles; ++n) {
+          out[i][n][h * 2] *= rescale;
+          out[i][n][h * 2 + 1] *= rescale;
+        }
+      }
+
+    // O += P·V: two n8 score tiles make one k16 A fragment; V [keys, D] is B in [k, n] layout.
+#pragma unroll
+    for (int kk = 0; kk < BKV / 16; ++kk) {
+      unsigned p[kMTiles][4];
+#pragma unroll
+      for (int i = 0; i < kMTiles; ++i) {
+        p[i][0] = pack_pair(score[i][2 * kk][0], score[i][2 * kk][1]);
+        p[i][1] = pack_pair(score[i][2 * kk][2], score[i][2 * kk][3]);
+        p[i][2] = pack_pair(score[i][2 * kk + 1][0], score[i][2 * kk + 1][1]);
+        p[i][3] = pack_pair(score[i][2 * kk + 1][2], score[i][2 * kk + 1][3]);
+      }
+#pragma unroll
+      for (int n = 0; n < kOutTiles; n += 2) {
+        unsigned b[4];
+        ldmatrix_x4_trans(b, v_stage + (kk * 16 + (lane / 8) % 2 * 8 + lane % 8) * kRow + n * 8 + lane / 16 * 8);
+#pragma unroll
+        for (int i = 0; i < kMTiles; ++i) {
+          mma_16816(out[i][n], p[i], b[0], b[1]);
+          mma_16816(out[i][n + 1], p[i], b[2], b[3]);
+        }
+      }
+    }
+  }
+
+  kt::mma::wait_copies<0>();  // a block whose rows see no key never waited for its copies
+
+  // O = accumulators / row sum; lse = ln(sum of e^scores) = ln 2 * (max + log2 sum).
+#pragma unroll
+  for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const long long row = i0 + warp_row + i * 16 + lane / 4 + h * 8;
+      float sum = row_sum[i][h];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      if (row >= seq_q) continue;
+      const bool empty = sum == 0.f;  // the row sees no key (causal, seq_q > seq_kv)
+      const float inverse = empty ? 0.f : 1.f / sum;
+      T* o_row = o + ((batch * heads + head) * seq_q + row) * D;
+#pragma unroll
+      for (int n = 0; n < kOutTiles; ++n) {
+        kt::Packed<T, 2> pair;
+        pair.elements.v[0] = kt::from_float<T>(out[i][n][h * 2] * inverse);
+        pair.elements.v[1] = kt::from_float<T>(out[i][n][h * 2 + 1] * inverse);
+        *reinterpret_cast<decltype(pair.raw)*>(o_row + n * 8 + lane % 4 * 2) = pair.raw;
+      }
+      if (lane % 4 == 0)
+        lse[(batch * heads + head) * seq_q + row] = empty ? infinity() : (row_max[i][h] + log2f(sum)) * 0.69314718055994531f;
+    }
+}
