@@ -5,8 +5,12 @@ import os
 
 import harness
 
-# gemm: large enough for persistent variants (more tiles than SMs), k a multiple of 8 for wgmma.
-SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130", "copy": "n=1001", "gemm": "m=3001,n=2999,k=264"}
+# Shapes per family (rows=7,cols=1001 for the others). gemm: large enough for persistent variants
+# (more tiles than SMs), k a multiple of 8 for wgmma. flash_attention: both head sizes (each is a
+# compile-time constant), causal and not, odd lengths and grouped-query heads.
+SHAPES = {"rmsnorm_rope": ["rows=7,heads=3,head_dim=130"], "copy": ["n=1001"], "gemm": ["m=3001,n=2999,k=264"],
+          "flash_attention": ["batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=1000,head_dim=64,causal=0",
+                              "batch=1,heads=2,seq_q=1000,seq_kv=77,head_dim=128,causal=1"]}
 
 
 class CudaCompileOnly(harness.KtuneTestCase):
@@ -19,13 +23,17 @@ class CudaCompileOnly(harness.KtuneTestCase):
         self.assertIn("rmsnorm", kernels)
         cache = os.path.join(self.dir, "cubins")  # empty: every variant is really compiled
         for kernel in kernels:
-            # One precision and a small odd-width shape keep this within CI's time on two cores
-            # (NVRTC takes about 0.15 s a variant); the GPU check covers all three precisions.
-            for precision, shape in (("bf16", SHAPES.get(kernel, "rows=7,cols=1001")),):
-                with self.subTest(kernel=kernel, precision=precision):
+            # One precision, small odd shapes and NVRTC's fast-compile mode (every compiler stage,
+            # less optimization: 2-4x faster) keep this within CI's time on two cores; the GPU
+            # check compiles fully optimized variants in all precisions.
+            for shape in SHAPES.get(kernel, ["rows=7,cols=1001"]):
+                precision = "bf16"
+                with self.subTest(kernel=kernel, precision=precision, shape=shape):
                     result = self.ktune_json("tune", "--kernel", kernel, "--backend", "cuda", "--compile-only",
-                                             "--arch", "sm_90a", "--shape", shape, "--precision", precision,
-                                             env_extra={"KTUNE_CACHE_DIR": cache}, timeout=1500)
+                                             "--fast-compile", "--arch", "sm_90a", "--shape", shape,
+                                             "--precision", precision, env_extra={"KTUNE_CACHE_DIR": cache},
+                                             timeout=1500)
+                    self.assertTrue(result["fast_compile"])
                     self.assertGreater(result["space"]["valid"], 0)
                     self.assertEqual(result["failed"], 0, json.dumps(result["failures"][:3], indent=1))
                     self.assertEqual(result["compiled"], result["space"]["valid"])
@@ -49,6 +57,9 @@ class CudaCompileOnly(harness.KtuneTestCase):
             self.skipTest("this build has no CUDA backend")
         self.ktune("tune", "--kernel", "rmsnorm", "--backend", "cuda", "--compile-only", "--arch", "gfx90a", check=2)
         self.ktune("tune", "--kernel", "rmsnorm", "--backend", "cuda", "--compile-only", check=2)
+        # --fast-compile only checks variants; a tune measures fully optimized ones.
+        result = self.ktune("tune", "--kernel", "rmsnorm", "--backend", "cuda", "--fast-compile", check=2)
+        self.assertIn("--fast-compile applies only with --compile-only", result.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Baselines of ktune's flash attention benchmark, measured in the same run: PyTorch's
+scaled_dot_product_attention restricted to one backend at a time, cuDNN's fused attention
+(SDPBackend.CUDNN_ATTENTION) and FlashAttention 2 (SDPBackend.FLASH_ATTENTION). Inputs are
+[batch, heads, seq, head_dim] contiguous, as ktune's q, k, v; the softmax scale 1/sqrt(head_dim);
+is_causal with seq_q == seq_kv (where PyTorch's top-left mask equals ktune's bottom-right one).
+Timed as ktune times a compute-bound kernel: CUDA events around one call, median of many
+samples, no L2 flush. FLOPs 4*B*H*N*N*D, halved when causal.
+
+Usage: attention_baseline.py --shapes B,H,N,D,CAUSAL [...] --precisions bf16 fp16
+Prints one JSON object: {"device", "torch", "results": [{"batch","heads","seq","head_dim",
+"causal","precision","library","median_ns","tflops"}]} with library "cudnn" or "flash"; a case
+that fails has "error" instead.
+"""
+import argparse
+import json
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from gpu_baselines import timed  # same events and median as the other baselines
+
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+BACKENDS = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}
+
+
+def flops(batch, heads, seq, head_dim, causal):
+    full = 4.0 * batch * heads * seq * seq * head_dim
+    return full / 2 if causal else full
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shapes", nargs="+", required=True)
+    parser.add_argument("--precisions", nargs="+", default=["bf16"])
+    args = parser.parse_args()
+    results = []
+    for shape in args.shapes:
+        batch, heads, seq, head_dim, causal = (int(x) for x in shape.split(","))
+        for precision in args.precisions:
+            q, k, v = (torch.randn(batch, heads, seq, head_dim, device="cuda", dtype=DTYPES[precision])
+                       for _ in range(3))
+            for library, backend in BACKENDS.items():
+                entry = {"batch": batch, "heads": heads, "seq": seq, "head_dim": head_dim, "causal": causal,
+                         "precision": precision, "library": library}
+                try:
+                    with sdpa_kernel(backend):
+                        ns = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal)),
+                                   flush_l2=False)
+                    entry.update(median_ns=ns, tflops=flops(batch, heads, seq, head_dim, causal) / ns / 1e3)
+                except Exception as e:  # a case that fails still leaves the others
+                    entry["error"] = f"{type(e).__name__}: {e}"[:300]
+                results.append(entry)
+            del q, k, v
+            torch.cuda.empty_cache()
+    print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "results": results}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
