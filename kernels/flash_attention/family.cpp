@@ -145,6 +145,17 @@ class FlashAttentionFamily final : public KernelFamily {
     static constexpr GpuSource source{"kernels/flash_attention/flash_attention.cu", "flash_attention_kernel"};
     return &source;
   }
+  // The wgmma path loads q, k and v with TMA: each [rows, head_dim] matrix flattened over batch
+  // and heads, in boxes of 64 head elements (128 bytes, the swizzle wgmma reads) by the block's
+  // query rows or its keys per stage.
+  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
+    if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
+    const Shape s = Shape::of(problem);
+    const int box_q = static_cast<int>(config.get_int("block_q")), box_kv = static_cast<int>(config.get_int("block_kv"));
+    return {{0, s.batch * s.heads * s.seq_q, s.head_dim, box_q, 64, 128},
+            {1, s.batch * s.kv_heads * s.seq_kv, s.head_dim, box_kv, 64, 128},
+            {2, s.batch * s.kv_heads * s.seq_kv, s.head_dim, box_kv, 64, 128}};
+  }
 };
 
 }  // namespace

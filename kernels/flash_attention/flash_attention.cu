@@ -1,14 +1,18 @@
 // Flash attention forward on CUDA (kernels/flash_attention/flash_attention.hpp has the problem).
 // The "path" parameter picks the kernel:
-//   mma - sm_80 and later, fp16/bf16: cp.async stages of keys and values, ldmatrix and mma.sync
-//         m16n8k16, the softmax probabilities passed from one product to the next in registers
-//         (kernels/flash_attention/flash_attention_mma.cuh).
+//   mma   - sm_80 and later, fp16/bf16: cp.async stages of keys and values, ldmatrix and
+//           mma.sync m16n8k16, the softmax probabilities passed from one product to the next in
+//           registers (kernels/flash_attention/flash_attention_mma.cuh);
+//   wgmma - Hopper (sm_90a), fp16/bf16, head_dim 64 or 128: TMA loads on mbarriers, a producer
+//           warp feeding consumer warpgroups that run wgmma for both products, P·V taking P from
+//           registers (kernels/flash_attention/flash_attention_wgmma.cuh).
 // Every path takes q, k, v, o, lse and the dims (batch, heads, kv_heads, seq_q, seq_kv, head_dim,
-// causal). head_dim and causal are compile-time (KT_DIM_*), so a variant carries only the code
+// causal); the wgmma path also the TMA descriptors of q, k and v. head_dim and causal are compile-time (KT_DIM_*), so a variant carries only the code
 // of its own head size and mask; the lengths are read at run time.
 #include "kernels/common/cuda_common.cuh"
 
 #define KT_PATH_mma 1
+#define KT_PATH_wgmma 2
 
 namespace kt::attention {
 
@@ -32,6 +36,8 @@ struct Lengths {
 
 #if KT_PATH == KT_PATH_mma
 #include "kernels/flash_attention/flash_attention_mma.cuh"
+#elif KT_PATH == KT_PATH_wgmma
+#include "kernels/flash_attention/flash_attention_wgmma.cuh"
 #else
 #error "unknown KT_PATH"
 #endif

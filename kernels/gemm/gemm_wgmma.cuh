@@ -22,7 +22,8 @@
 // next launch (the backend zeroes the workspace once).
 #pragma once
 
-#include "kernels/gemm/gemm_wgmma_mma.cuh"
+#include "kernels/common/cuda_hopper.cuh"
+#include "kernels/common/cuda_wgmma.cuh"
 
 namespace kt::gemm {
 
@@ -51,53 +52,13 @@ __device__ __forceinline__ void consumers_sync() {
 }
 static_assert(kRowsPerConsumer % 64 == 0 && BN % 64 == 0 && BN <= 256, "wgmma m64nNk16 tiles");
 
-// The kernel parameter type of a CUtensorMap (opaque 128 bytes, 64-byte aligned).
-struct alignas(64) TensorMap {
-  unsigned long long opaque[16];
-};
-
-__device__ __forceinline__ unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-__device__ __forceinline__ void barrier_init(unsigned long long* barrier, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(count));
-}
-__device__ __forceinline__ void barrier_arrive(unsigned long long* barrier) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(barrier)) : "memory");
-}
-__device__ __forceinline__ void barrier_expect_bytes(unsigned long long* barrier, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
-               : "memory");
-}
-// Waits until the barrier's phase of the given parity has completed.
-__device__ __forceinline__ void barrier_wait(unsigned long long* barrier, unsigned parity) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(shared_address(barrier)), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
-// Box (inner coordinate x = k, outer y = row) of a 2-D tensor map into shared memory.
-__device__ __forceinline__ void tma_load(void* destination, const TensorMap* map, int x, int y,
-                                         unsigned long long* barrier) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          shared_address(destination)),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(barrier))
-      : "memory");
-}
-
-// Matrix descriptor of a K-major tile of 128-byte rows in the 128-byte swizzle TMA wrote:
-// start address, stride between 8-row groups 1024 bytes, swizzle mode 1 (128 B).
-__device__ __forceinline__ unsigned long long tile_descriptor(const void* tile) {
-  const unsigned long long address = shared_address(tile);
-  return ((address & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
-}
+using kt::hopper::barrier_arrive;
+using kt::hopper::barrier_expect_bytes;
+using kt::hopper::barrier_init;
+using kt::hopper::barrier_wait;
+using kt::hopper::tile_descriptor;
+using kt::hopper::tma_load;
+using kt::hopper::TensorMap;
 
 // Tile t of the grid in grouped order: KT_GROUP_M tile rows at a time, column after column.
 __device__ __forceinline__ void tile_coordinates(long long t, long long tiles_m, long long tiles_n, long long& tile_m,
@@ -154,7 +115,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
     gemm_kernel(const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__ c,
                 const kt::gemm::T* __restrict__ bias, const kt::gemm::T* __restrict__ scalars, kt::gemm::T* __restrict__ d,
                 long long m, long long n, long long k, long long, long long,
-                const __grid_constant__ kt::gemm::TensorMap tma_a, const __grid_constant__ kt::gemm::TensorMap tma_b,
+                const __grid_constant__ kt::hopper::TensorMap tma_a, const __grid_constant__ kt::hopper::TensorMap tma_b,
                 float* __restrict__ workspace) {
   using namespace kt::gemm;
   extern __shared__ unsigned char shared_raw[];

@@ -1,0 +1,229 @@
+// Flash attention, Hopper path (sm_90a): fp16/bf16, head_dim 64 or 128, fp32 softmax and
+// accumulators; wgmma for both products, TMA for every load, warp specialisation.
+//
+// A block of (KT_CONSUMERS + 1) warpgroups takes 64 * KT_CONSUMERS query rows of one head:
+//   - warpgroup 0 is the producer: one thread loads the block's Q tile once, then streams the
+//     head's keys and values, KT_BLOCK_KV rows at a time, into a ring of KT_STAGES shared-memory
+//     stages with TMA (each tile as 128-byte-swizzled boxes of 64 head elements), each stage
+//     completing on its "full" mbarrier and refilled after its "empty" one;
+//   - each consumer warpgroup owns 64 query rows: for every stage it computes S = Q·Kᵀ with
+//     wgmma (both operands K-major in shared memory), masks and updates the online softmax in
+//     registers (base 2, the scale folded into the exponent), rescales O, packs P to 16 bits in
+//     registers and adds P·V with wgmma taking A from registers and V MN-major (transposed) from
+//     shared memory, then releases the stage.
+// The producer gives its registers to the consumers (setmaxnreg). Loads past a head's rows read
+// the next head's rows (or zeros past the tensor); those keys are masked and those queries not
+// stored. Causal launches run the query blocks that see the most keys first.
+#pragma once
+
+#include "kernels/common/cuda_hopper.cuh"
+#include "kernels/common/cuda_mma.cuh"
+#include "kernels/common/cuda_wgmma.cuh"
+
+namespace kt::attention {
+
+using kt::hopper::barrier_arrive;
+using kt::hopper::barrier_expect_bytes;
+using kt::hopper::barrier_init;
+using kt::hopper::barrier_wait;
+using kt::hopper::tile_descriptor;
+using kt::hopper::tma_load;
+using kt::hopper::TensorMap;
+
+constexpr int kConsumers = KT_CONSUMERS, BQ = 64 * kConsumers, BKV = KT_BLOCK_KV, kStages = KT_STAGES;
+constexpr int kThreads = (kConsumers + 1) * 128;
+constexpr int kSlices = D / 64;                  // 128-byte boxes across the head
+constexpr int kQBytes = BQ * D * 2;              // the Q tile, kSlices boxes of BQ x 128 B
+constexpr int kKvBytes = BKV * D * 2;            // one K (or V) tile, kSlices boxes of BKV x 128 B
+static_assert(sizeof(T) == 2 && (D == 64 || D == 128), "wgmma path: 16-bit types, head_dim 64 or 128");
+static_assert(BKV == 64 || BKV == 128, "wgmma n of S");
+static_assert(KT_BLOCK_Q == BQ, "block_q is 64 rows per consumer warpgroup");
+
+// +inf (NVRTC has no <cmath> INFINITY).
+__device__ __forceinline__ float infinity() { return __int_as_float(0x7f800000); }
+
+__device__ __forceinline__ float quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+
+__device__ __forceinline__ void advance(int& stage, unsigned& phase) {
+  if (++stage == kStages) {
+    stage = 0;
+    phase ^= 1;
+  }
+}
+
+}  // namespace kt::attention
+
+extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
+    flash_attention_kernel(const kt::attention::T* __restrict__, const kt::attention::T* __restrict__,
+                           const kt::attention::T* __restrict__, kt::attention::T* __restrict__ o,
+                           float* __restrict__ lse, long long, long long heads, long long kv_heads, long long seq_q,
+                           long long seq_kv, long long, long long, const __grid_constant__ kt::hopper::TensorMap tma_q,
+                           const __grid_constant__ kt::hopper::TensorMap tma_k,
+                           const __grid_constant__ kt::hopper::TensorMap tma_v) {
+  using namespace kt::attention;
+  extern __shared__ unsigned char shared_raw[];
+  // 128-byte swizzled tiles must start on 1024-byte boundaries (launch.shared_bytes has the slack).
+  unsigned char* shared = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(shared_raw) + 1023) & ~1023ull);
+  unsigned char* q_tile = shared;
+  unsigned char* k_tiles = q_tile + kQBytes;
+  unsigned char* v_tiles = k_tiles + kStages * kKvBytes;
+  __shared__ __align__(8) unsigned long long q_full, full[kStages], empty[kStages];
+
+  const Lengths len{heads, kv_heads == 0 ? heads : kv_heads, seq_q, seq_kv};
+  const long long q_block = kCausal ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const long long head = blockIdx.y, batch = blockIdx.z;
+  const long long kv_head = head / (len.heads / len.kv_heads);
+  const long long i0 = q_block * BQ;
+  const long long last_row = (i0 + BQ < seq_q ? i0 + BQ : seq_q) - 1;
+  const int kv_blocks = static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV);
+
+  if (threadIdx.x == 0) {
+    barrier_init(&q_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      barrier_init(&full[s], 1);
+      barrier_init(&empty[s], kConsumers * 128);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const int warpgroup = threadIdx.x / 128;
+
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if (threadIdx.x != 0 || kv_blocks == 0) return;
+    const int q_row = static_cast<int>((batch * heads + head) * seq_q + i0);
+    const int kv_row = static_cast<int>((batch * len.kv_heads + kv_head) * seq_kv);
+    barrier_expect_bytes(&q_full, kQBytes);
+#pragma unroll
+    for (int s = 0; s < kSlices; ++s) tma_load(q_tile + s * BQ * 128, &tma_q, s * 64, q_row, &q_full);
+    int stage = 0;
+    unsigned phase = 0;
+    for (int j = 0; j < kv_blocks; ++j) {
+      barrier_wait(&empty[stage], phase ^ 1);  // a fresh barrier counts as released
+      barrier_expect_bytes(&full[stage], 2 * kKvBytes);
+#pragma unroll
+      for (int s = 0; s < kSlices; ++s) {
+        tma_load(k_tiles + stage * kKvBytes + s * BKV * 128, &tma_k, s * 64, kv_row + j * BKV, &full[stage]);
+        tma_load(v_tiles + stage * kKvBytes + s * BKV * 128, &tma_v, s * 64, kv_row + j * BKV, &full[stage]);
+      }
+      advance(stage, phase);
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  const int consumer = warpgroup - 1;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
+  const long long row_base = i0 + consumer * 64 + warp * 16 + lane / 4;  // rows row_base and row_base + 8
+  const long long unmasked = len.keys_visible(i0);  // blocks of keys the first row sees in full need no mask
+  const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(D));
+
+  float out[D / 2];  // m64nD accumulator: column pairs 8j + 2(lane % 4) of rows row_base, row_base + 8
+#pragma unroll
+  for (int e = 0; e < D / 2; ++e) out[e] = 0.f;
+  float row_max[2] = {-infinity(), -infinity()}, row_sum[2] = {0.f, 0.f};
+
+  if (kv_blocks > 0) barrier_wait(&q_full, 0);
+  const unsigned char* q_rows = q_tile + consumer * 64 * 128;
+  int stage = 0;
+  unsigned phase = 0;
+  for (int j = 0; j < kv_blocks; ++j) {
+    barrier_wait(&full[stage], phase);
+    const unsigned char* k_stage = k_tiles + stage * kKvBytes;
+    const unsigned char* v_stage = v_tiles + stage * kKvBytes;
+
+    // S = Q·Kᵀ over the head's 128-byte slices, four k16 steps (32 bytes) each.
+    float score[BKV / 2];
+#pragma unroll
+    for (int e = 0; e < BKV / 2; ++e) score[e] = 0.f;
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int s = 0; s < kSlices; ++s)
+#pragma unroll
+      for (int step = 0; step < 4; ++step)
+        kt::wgmma::mma_async<BKV>(score, tile_descriptor(q_rows + s * BQ * 128 + step * 32),
+                                  tile_descriptor(k_stage + s * BKV * 128 + step * 32));
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+
+    const long long kv0 = static_cast<long long>(j) * BKV;
+    const bool masked = kv0 + BKV > unmasked;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const long long visible = masked ? len.keys_visible(row_base + h * 8) : seq_kv;
+      float block_max = -infinity();
+#pragma unroll
+      for (int n = 0; n < BKV / 8; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& s = score[n * 4 + h * 2 + e];
+          s = masked && kv0 + n * 8 + lane % 4 * 2 + e >= visible ? -infinity() : s * scale_log2;
+          block_max = fmaxf(block_max, s);
+        }
+      const float new_max = fmaxf(row_max[h], quad_max(block_max));
+      // A row that has seen no key yet keeps max -inf: exponents are taken from 0 then.
+      const float base = new_max == -infinity() ? 0.f : new_max;
+      const float rescale = kt::exp2_flush_subnormal(row_max[h] - base);
+      row_max[h] = new_max;
+      float sum = 0.f;
+#pragma unroll
+      for (int n = 0; n < BKV / 8; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& s = score[n * 4 + h * 2 + e];
+          s = kt::exp2_flush_subnormal(s - base);
+          sum += s;
+        }
+      row_sum[h] = row_sum[h] * rescale + sum;
+#pragma unroll
+      for (int n = 0; n < D / 8; ++n) {
+        out[n * 4 + h * 2] *= rescale;
+        out[n * 4 + h * 2 + 1] *= rescale;
+      }
+    }
+
+    // O += P·V: two n8 score chunks are one k16 A fragment; V is MN-major, its two 64-element
+    // halves of the head kSlices tiles apart (the descriptor's leading offset).
+    unsigned p[BKV / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < BKV / 16; ++kk) {
+      p[kk][0] = kt::mma::pack_pair(score[8 * kk], score[8 * kk + 1]);
+      p[kk][1] = kt::mma::pack_pair(score[8 * kk + 2], score[8 * kk + 3]);
+      p[kk][2] = kt::mma::pack_pair(score[8 * kk + 4], score[8 * kk + 5]);
+      p[kk][3] = kt::mma::pack_pair(score[8 * kk + 6], score[8 * kk + 7]);
+    }
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < BKV / 16; ++kk)
+      kt::wgmma::mma_async_rs<D>(out, p[kk], tile_descriptor(v_stage + kk * 16 * 128, BKV * 128));
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    barrier_arrive(&empty[stage]);
+    advance(stage, phase);
+  }
+
+  // O = accumulators / row sum; lse = ln(sum of e^scores) = ln 2 * (max + log2 sum).
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const long long row = row_base + h * 8;
+    float sum = row_sum[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    if (row >= seq_q) continue;
+    const bool empty_row = sum == 0.f;  // the row sees no key (causal, seq_q > seq_kv)
+    const float inverse = empty_row ? 0.f : 1.f / sum;
+    T* o_row = o + ((batch * heads + head) * seq_q + row) * D;
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n) {
+      kt::Packed<T, 2> pair;
+      pair.elements.v[0] = kt::from_float<T>(out[n * 4 + h * 2] * inverse);
+      pair.elements.v[1] = kt::from_float<T>(out[n * 4 + h * 2 + 1] * inverse);
+      *reinterpret_cast<decltype(pair.raw)*>(o_row + n * 8 + lane % 4 * 2) = pair.raw;
+    }
+    if (lane % 4 == 0)
+      lse[(batch * heads + head) * seq_q + row] = empty_row ? infinity() : (row_max[h] + log2f(sum)) * 0.69314718055994531f;
+  }
+}
