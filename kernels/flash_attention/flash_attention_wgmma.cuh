@@ -11,7 +11,7 @@
 //     registers (base 2, the scale folded into the exponent), rescales O, packs P to 16 bits in
 //     registers and adds P·V with wgmma taking A from registers and V MN-major (transposed) from
 //     shared memory, then releases the stage.
-// The producer gives its registers to the consumers (setmaxnreg). Loads past a head's rows read
+// The producer gives its registers to the consumers (setmaxnreg; three consumers fit 160 each). Loads past a head's rows read
 // the next head's rows (or zeros past the tensor); those keys are masked and those queries not
 // stored. Causal launches run the query blocks that see the most keys first.
 #pragma once
@@ -36,7 +36,14 @@ constexpr int kSlices = D / 64;                  // 128-byte boxes across the he
 constexpr int kQBytes = BQ * D * 2;              // the Q tile, kSlices boxes of BQ x 128 B
 constexpr int kKvBytes = BKV * D * 2;            // one K (or V) tile, kSlices boxes of BKV x 128 B
 static_assert(sizeof(T) == 2 && (D == 64 || D == 128), "wgmma path: 16-bit types, head_dim 64 or 128");
-static_assert(BKV == 64 || BKV == 128, "wgmma n of S");
+static_assert(kConsumers >= 1 && kConsumers <= 3, "one to three consumer warpgroups");
+static_assert(BKV == 64 || BKV == 128 || BKV == 256, "wgmma n of S");
+// Registers per thread after setmaxnreg: the producer keeps few, the consumers share the rest of
+// the 64K register file (one block per SM). A single consumer keeps the launch allocation.
+constexpr int kProducerRegisters = kConsumers == 3 ? 32 : 24;
+constexpr int kConsumerRegisters = kConsumers == 3 ? 160 : 240;
+static_assert(kConsumers == 1 || 128 * (kProducerRegisters + kConsumers * kConsumerRegisters) <= 65536,
+              "setmaxnreg.inc waits forever for registers that do not exist");
 static_assert(KT_BLOCK_Q == BQ, "block_q is 64 rows per consumer warpgroup");
 
 // +inf (NVRTC has no <cmath> INFINITY).
@@ -92,7 +99,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
   const int warpgroup = threadIdx.x / 128;
 
   if (warpgroup == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if constexpr (kConsumers > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegisters));
     if (threadIdx.x != 0 || kv_blocks == 0) return;
     const int q_row = static_cast<int>((batch * heads + head) * seq_q + i0);
     const int kv_row = static_cast<int>((batch * len.kv_heads + kv_head) * seq_kv);
@@ -114,7 +121,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  if constexpr (kConsumers > 1) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegisters));
   const int consumer = warpgroup - 1;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   const long long row_base = i0 + consumer * 64 + warp * 16 + lane / 4;  // rows row_base and row_base + 8
