@@ -60,6 +60,10 @@ struct DimSpec {
   std::int64_t default_value;
   std::string help;
   std::int64_t min_value = 1;  // 0 for a dim that picks an option (a layout, an epilogue)
+  // A config tuned at one value of this dim may be invalid at another (it is compiled into the
+  // kernel: attention's head size and mask). Generated headers match such dims, and every dim
+  // with min_value 0, exactly instead of taking the nearest tuned shape.
+  bool exact = false;
 };
 
 // One tensor of a problem, in the order kernels receive them. Inputs come first.

@@ -47,8 +47,8 @@ class FlashAttentionFamily final : public KernelFamily {
             {"kv_heads", 0, "key/value heads, dividing heads (grouped-query attention); 0: as many as heads", 0},
             {"seq_q", 1024, "query length"},
             {"seq_kv", 1024, "key/value length"},
-            {"head_dim", 128, "elements per head"},
-            {"causal", 0, "1: query i sees keys up to i + seq_kv - seq_q (bottom-right causal mask)", 0}};
+            {"head_dim", 128, "elements per head", 1, true},
+            {"causal", 0, "1: query i sees keys up to i + seq_kv - seq_q (bottom-right causal mask)", 0, true}};
   }
   std::vector<Precision> precisions() const override { return {Precision::fp32, Precision::fp16, Precision::bf16}; }
   std::vector<TensorSpec> tensors(const Problem& problem) const override {

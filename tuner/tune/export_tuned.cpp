@@ -20,7 +20,7 @@ ExportedFamily export_tuned_family(Store& store, const std::string& family_name,
   input.family = family.name();
   for (const auto& dim : family.dims()) {
     input.dim_names.push_back(dim.name);
-    if (dim.min_value == 0) input.option_dims.push_back(dim.name);
+    if (dim.min_value == 0 || dim.exact) input.option_dims.push_back(dim.name);
   }
   input.param_names = space.parameter_names();
   if (!space.default_config())
