@@ -10,7 +10,9 @@
 //     wgmma (both operands K-major in shared memory), masks and updates the online softmax in
 //     registers (base 2, the scale folded into the exponent), rescales O, packs P to 16 bits in
 //     registers and adds P·V with wgmma taking A from registers and V MN-major (transposed) from
-//     shared memory, then releases the stage.
+//     shared memory, then releases the stage. With KT_OVERLAP the consumer runs this as a
+//     software pipeline: S of the next block is issued before P·V of this one, and the next
+//     softmax runs while P·V is on the tensor cores (two sets of P registers).
 // The producer gives its registers to the consumers (setmaxnreg; three consumers fit 160 each). Loads past a head's rows read
 // the next head's rows (or zeros past the tensor); those keys are masked and those queries not
 // stored. Causal launches run the query blocks that see the most keys first.
@@ -59,6 +61,95 @@ __device__ __forceinline__ void advance(int& stage, unsigned& phase) {
     stage = 0;
     phase ^= 1;
   }
+}
+
+
+// The rows a consumer thread owns and what masking them needs.
+struct Rows {
+  long long base;      // rows base and base + 8
+  long long unmasked;  // keys the block's first row sees: blocks of keys before it need no mask
+  float scale_log2;
+  Lengths len;
+};
+
+// Zeroes `score` and issues S = Q·Kᵀ over the head's 128-byte slices, four k16 steps (32 bytes)
+// each, as one wgmma group.
+__device__ __forceinline__ void issue_scores(float (&score)[BKV / 2], const unsigned char* q_rows,
+                                             const unsigned char* k_stage) {
+#pragma unroll
+  for (int e = 0; e < BKV / 2; ++e) score[e] = 0.f;
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+  for (int s = 0; s < kSlices; ++s)
+#pragma unroll
+    for (int step = 0; step < 4; ++step)
+      kt::wgmma::mma_async<BKV>(score, tile_descriptor(q_rows + s * BQ * 128 + step * 32),
+                                tile_descriptor(k_stage + s * BKV * 128 + step * 32));
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+// Issues O += P·V as one wgmma group: V is MN-major, its two 64-element halves of the head
+// BKV * 128 bytes apart (the descriptor's leading offset).
+__device__ __forceinline__ void issue_values(float (&out)[D / 2], const unsigned (&p)[BKV / 16][4],
+                                             const unsigned char* v_stage) {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+  for (int kk = 0; kk < BKV / 16; ++kk)
+    kt::wgmma::mma_async_rs<D>(out, p[kk], tile_descriptor(v_stage + kk * 16 * 128, BKV * 128));
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+// Masks block j of scores, turns them into probabilities against each row's running maximum
+// and updates the running sums; `rescale` is what O must be multiplied by before this block's
+// P·V is added (0 for rows that saw no key before).
+__device__ __forceinline__ void softmax_update(float (&score)[BKV / 2], int j, const Rows& rows, float (&row_max)[2],
+                                               float (&row_sum)[2], float (&rescale)[2]) {
+  const int lane = threadIdx.x % 32;
+  const long long kv0 = static_cast<long long>(j) * BKV;
+  const bool masked = kv0 + BKV > rows.unmasked;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const long long visible = masked ? rows.len.keys_visible(rows.base + h * 8) : rows.len.seq_kv;
+    float block_max = -infinity();
+#pragma unroll
+    for (int n = 0; n < BKV / 8; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& s = score[n * 4 + h * 2 + e];
+        s = masked && kv0 + n * 8 + lane % 4 * 2 + e >= visible ? -infinity() : s * rows.scale_log2;
+        block_max = fmaxf(block_max, s);
+      }
+    const float new_max = fmaxf(row_max[h], quad_max(block_max));
+    // A row that has seen no key yet keeps max -inf: exponents are taken from 0 then.
+    const float base = new_max == -infinity() ? 0.f : new_max;
+    rescale[h] = kt::exp2_flush_subnormal(row_max[h] - base);
+    row_max[h] = new_max;
+    float sum = 0.f;
+#pragma unroll
+    for (int n = 0; n < BKV / 8; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& s = score[n * 4 + h * 2 + e];
+        s = kt::exp2_flush_subnormal(s - base);
+        sum += s;
+      }
+    row_sum[h] = row_sum[h] * rescale[h] + sum;
+  }
+}
+
+__device__ __forceinline__ void rescale_output(float (&out)[D / 2], const float (&rescale)[2]) {
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) out[n * 4 + e] *= rescale[e / 2];
+}
+
+// Two n8 score chunks are one k16 A fragment of P·V.
+__device__ __forceinline__ void pack_probabilities(const float (&score)[BKV / 2], unsigned (&p)[BKV / 16][4]) {
+#pragma unroll
+  for (int kk = 0; kk < BKV / 16; ++kk)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) p[kk][r] = kt::mma::pack_pair(score[8 * kk + 2 * r], score[8 * kk + 2 * r + 1]);
 }
 
 }  // namespace kt::attention
@@ -135,82 +226,65 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
 
   if (kv_blocks > 0) barrier_wait(&q_full, 0);
   const unsigned char* q_rows = q_tile + consumer * 64 * 128;
+  const Rows rows{row_base, unmasked, scale_log2, len};
+  float rescale[2];
   int stage = 0;
   unsigned phase = 0;
+#if KT_OVERLAP
+  // Software-pipelined: S of the next block of keys is issued before P·V of this one, and its
+  // softmax runs while P·V is still on the tensor cores; O is rescaled once P·V has landed.
+  unsigned p[BKV / 16][4], p_next[BKV / 16][4];
+  float score[BKV / 2];
+  if (kv_blocks > 0) {
+    barrier_wait(&full[stage], phase);
+    issue_scores(score, q_rows, k_tiles + stage * kKvBytes);
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    softmax_update(score, 0, rows, row_max, row_sum, rescale);
+    pack_probabilities(score, p);
+  }
+  for (int j = 0; j < kv_blocks; ++j) {
+    const bool has_next = j + 1 < kv_blocks;
+    int next_stage = stage;
+    unsigned next_phase = phase;
+    advance(next_stage, next_phase);
+    if (has_next) {
+      barrier_wait(&full[next_stage], next_phase);
+      issue_scores(score, q_rows, k_tiles + next_stage * kKvBytes);
+    }
+    issue_values(out, p, v_tiles + stage * kKvBytes);
+    if (has_next) {
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");  // S is in; P·V may still run
+      softmax_update(score, j + 1, rows, row_max, row_sum, rescale);
+      pack_probabilities(score, p_next);
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    barrier_arrive(&empty[stage]);
+    stage = next_stage;
+    phase = next_phase;
+    if (has_next) {
+      rescale_output(out, rescale);
+#pragma unroll
+      for (int kk = 0; kk < BKV / 16; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) p[kk][r] = p_next[kk][r];
+    }
+  }
+#else
   for (int j = 0; j < kv_blocks; ++j) {
     barrier_wait(&full[stage], phase);
-    const unsigned char* k_stage = k_tiles + stage * kKvBytes;
-    const unsigned char* v_stage = v_tiles + stage * kKvBytes;
-
-    // S = Q·Kᵀ over the head's 128-byte slices, four k16 steps (32 bytes) each.
     float score[BKV / 2];
-#pragma unroll
-    for (int e = 0; e < BKV / 2; ++e) score[e] = 0.f;
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-    for (int s = 0; s < kSlices; ++s)
-#pragma unroll
-      for (int step = 0; step < 4; ++step)
-        kt::wgmma::mma_async<BKV>(score, tile_descriptor(q_rows + s * BQ * 128 + step * 32),
-                                  tile_descriptor(k_stage + s * BKV * 128 + step * 32));
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    issue_scores(score, q_rows, k_tiles + stage * kKvBytes);
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-
-    const long long kv0 = static_cast<long long>(j) * BKV;
-    const bool masked = kv0 + BKV > unmasked;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const long long visible = masked ? len.keys_visible(row_base + h * 8) : seq_kv;
-      float block_max = -infinity();
-#pragma unroll
-      for (int n = 0; n < BKV / 8; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& s = score[n * 4 + h * 2 + e];
-          s = masked && kv0 + n * 8 + lane % 4 * 2 + e >= visible ? -infinity() : s * scale_log2;
-          block_max = fmaxf(block_max, s);
-        }
-      const float new_max = fmaxf(row_max[h], quad_max(block_max));
-      // A row that has seen no key yet keeps max -inf: exponents are taken from 0 then.
-      const float base = new_max == -infinity() ? 0.f : new_max;
-      const float rescale = kt::exp2_flush_subnormal(row_max[h] - base);
-      row_max[h] = new_max;
-      float sum = 0.f;
-#pragma unroll
-      for (int n = 0; n < BKV / 8; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& s = score[n * 4 + h * 2 + e];
-          s = kt::exp2_flush_subnormal(s - base);
-          sum += s;
-        }
-      row_sum[h] = row_sum[h] * rescale + sum;
-#pragma unroll
-      for (int n = 0; n < D / 8; ++n) {
-        out[n * 4 + h * 2] *= rescale;
-        out[n * 4 + h * 2 + 1] *= rescale;
-      }
-    }
-
-    // O += P·V: two n8 score chunks are one k16 A fragment; V is MN-major, its two 64-element
-    // halves of the head kSlices tiles apart (the descriptor's leading offset).
+    softmax_update(score, j, rows, row_max, row_sum, rescale);
+    rescale_output(out, rescale);
     unsigned p[BKV / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < BKV / 16; ++kk) {
-      p[kk][0] = kt::mma::pack_pair(score[8 * kk], score[8 * kk + 1]);
-      p[kk][1] = kt::mma::pack_pair(score[8 * kk + 2], score[8 * kk + 3]);
-      p[kk][2] = kt::mma::pack_pair(score[8 * kk + 4], score[8 * kk + 5]);
-      p[kk][3] = kt::mma::pack_pair(score[8 * kk + 6], score[8 * kk + 7]);
-    }
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-    for (int kk = 0; kk < BKV / 16; ++kk)
-      kt::wgmma::mma_async_rs<D>(out, p[kk], tile_descriptor(v_stage + kk * 16 * 128, BKV * 128));
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    pack_probabilities(score, p);
+    issue_values(out, p, v_tiles + stage * kKvBytes);
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     barrier_arrive(&empty[stage]);
     advance(stage, phase);
   }
+#endif
 
   // O = accumulators / row sum; lse = ln(sum of e^scores) = ln 2 * (max + log2 sum).
 #pragma unroll
