@@ -39,7 +39,7 @@ def main():
         if ours and flash:
             vs_flash.append(ours / flash)
         config = best["config"] if best else {}
-        shown = " ".join(f"{k}={config[k]}" for k in ("path", "block_q", "block_kv", "warps", "consumers", "stages", "overlap") if k in config)
+        shown = " ".join(f"{k}={config[k]}" for k in ("path", "block_q", "block_kv", "warps", "consumers", "stages") if k in config)
         rows.append("| {}x{} h{} d{}{} {} | {} | {} | {} | {} | {} | {} | {} |".format(
             p["batch"], p["seq_q"], p["heads"], p["head_dim"], " causal" if p["causal"] else "", p["precision"],
             f"{ours:.0f}" if ours else "-", shown or "-",

@@ -10,9 +10,9 @@
 //     wgmma (both operands K-major in shared memory), masks and updates the online softmax in
 //     registers (base 2, the scale folded into the exponent), rescales O, packs P to 16 bits in
 //     registers and adds P·V with wgmma taking A from registers and V MN-major (transposed) from
-//     shared memory, then releases the stage. With KT_OVERLAP the consumer runs this as a
-//     software pipeline: S of the next block is issued before P·V of this one, and the next
-//     softmax runs while P·V is on the tensor cores (two sets of P registers).
+//     shared memory, then releases the stage. (A software-pipelined consumer, issuing the next
+//     block's Q·Kᵀ before this block's P·V, was measured on the H200 and never won with two or
+//     three consumers interleaving on the tensor cores: reports/attention.md, run 5.)
 // The producer gives its registers to the consumers (setmaxnreg; three consumers fit 160 each). Loads past a head's rows read
 // the next head's rows (or zeros past the tensor); those keys are masked and those queries not
 // stored. Causal launches run the query blocks that see the most keys first.
@@ -230,46 +230,6 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
   float rescale[2];
   int stage = 0;
   unsigned phase = 0;
-#if KT_OVERLAP
-  // Software-pipelined: S of the next block of keys is issued before P·V of this one, and its
-  // softmax runs while P·V is still on the tensor cores; O is rescaled once P·V has landed.
-  unsigned p[BKV / 16][4], p_next[BKV / 16][4];
-  float score[BKV / 2];
-  if (kv_blocks > 0) {
-    barrier_wait(&full[stage], phase);
-    issue_scores(score, q_rows, k_tiles + stage * kKvBytes);
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    softmax_update(score, 0, rows, row_max, row_sum, rescale);
-    pack_probabilities(score, p);
-  }
-  for (int j = 0; j < kv_blocks; ++j) {
-    const bool has_next = j + 1 < kv_blocks;
-    int next_stage = stage;
-    unsigned next_phase = phase;
-    advance(next_stage, next_phase);
-    if (has_next) {
-      barrier_wait(&full[next_stage], next_phase);
-      issue_scores(score, q_rows, k_tiles + next_stage * kKvBytes);
-    }
-    issue_values(out, p, v_tiles + stage * kKvBytes);
-    if (has_next) {
-      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");  // S is in; P·V may still run
-      softmax_update(score, j + 1, rows, row_max, row_sum, rescale);
-      pack_probabilities(score, p_next);
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    barrier_arrive(&empty[stage]);
-    stage = next_stage;
-    phase = next_phase;
-    if (has_next) {
-      rescale_output(out, rescale);
-#pragma unroll
-      for (int kk = 0; kk < BKV / 16; ++kk)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) p[kk][r] = p_next[kk][r];
-    }
-  }
-#else
   for (int j = 0; j < kv_blocks; ++j) {
     barrier_wait(&full[stage], phase);
     float score[BKV / 2];
@@ -284,7 +244,6 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
     barrier_arrive(&empty[stage]);
     advance(stage, phase);
   }
-#endif
 
   // O = accumulators / row sum; lse = ln(sum of e^scores) = ln 2 * (max + log2 sum).
 #pragma unroll
