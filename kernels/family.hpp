@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tuner/core/architecture_default.hpp"
 #include "tuner/core/config.hpp"
 #include "tuner/core/problem.hpp"
 
@@ -111,6 +112,9 @@ class KernelFamily {
   virtual std::vector<std::string> cuda_compiler_options() const { return {}; }
   // The kernel's arguments in order; empty (the default) for the contract above.
   virtual std::vector<KernelArgument> kernel_arguments(const Problem&) const { return {}; }
+
+  // Untuned starting points per kind of GPU, for the generated header; none by default.
+  virtual std::vector<ArchitectureDefault> architecture_defaults() const { return {}; }
 
   // TMA descriptors the CUDA kernel of `config` takes after its dims; none by default.
   virtual std::vector<TensorMapSpec> tensor_maps(const Problem&, const Config&) const { return {}; }

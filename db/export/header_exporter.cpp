@@ -303,6 +303,9 @@ std::string render_entry(const BestMeasurement& entry, const ExportFamily& input
          ", .precision = " + cpp_string(to_string(entry.problem.precision)) + ",\n";
   out += "     .shape = " + shape_initializer(entry.problem, input.dim_names) + ",\n";
   out += "     .config = " + config_initializer(entry.config, input, types, where) + ",\n";
+  const auto found = input.resources.find(entry.measurement_id);
+  const EntryResources resources = found == input.resources.end() ? EntryResources{} : found->second;
+  out += "     .shared_bytes = " + cpp_int(resources.shared_bytes) + ", .threads = " + cpp_int(resources.threads) + ",\n";
   out += "     .median_ns = " + cpp_double(entry.stats.median_ns, where + " median") +
          ", .measured_at = " + cpp_string(entry.measured_at) +
          ", .ktune_version = " + cpp_string(entry.ktune_version) +
@@ -547,6 +550,67 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 
 }  // namespace
 
+// What a device gives one block of a kernel, and whether a tuned entry fits it: an entry tuned on
+// a GPU with more shared memory per block may not launch on a smaller one.
+constexpr std::string_view kResourceCode = R"(// Per-block limits of the device a config is to run on.
+struct DeviceLimits {
+  std::int64_t max_shared_memory_per_block;  // bytes (opt-in maximum on CUDA)
+  std::int64_t max_threads_per_block;
+};
+
+// Shared memory per block the kernel of a tuned entry needs (from the search space's launch
+// expressions at the entry's shape).
+constexpr std::int64_t required_shared_memory(const TunedEntry& entry) { return entry.shared_bytes; }
+
+// True when the entry's kernel can launch within `limits`.
+constexpr bool validate_config(const TunedEntry& entry, const DeviceLimits& limits) {
+  return entry.shared_bytes <= limits.max_shared_memory_per_block && entry.threads <= limits.max_threads_per_block;
+}
+
+)";
+
+// The family's untuned starting points per kind of GPU, when it has any: a struct with a field
+// per value name, `tuned` always false, and a lookup by target falling back to "fallback".
+std::string render_architecture_defaults(const ExportFamily& input) {
+  const auto& defaults = input.architecture_defaults;
+  if (defaults.empty()) return "";
+  for (const auto& d : defaults) {
+    if (d.values.size() != defaults.front().values.size())
+      throw InputError("export: the architecture defaults of " + input.family + " do not all name the same values");
+    for (std::size_t i = 0; i < d.values.size(); ++i)
+      if (d.values[i].first != defaults.front().values[i].first || !is_identifier(d.values[i].first))
+        throw InputError("export: architecture default '" + d.target + "' of " + input.family +
+                         " names value '" + d.values[i].first + "' where the others name '" +
+                         defaults.front().values[i].first + "'");
+  }
+  std::string out =
+      "// Untuned starting points for kinds of GPU ktune has not measured, from the family's\n"
+      "// published practice. NOT measurements (tuned == false): tune on the device to replace them.\n"
+      "struct ArchitectureDefault {\n"
+      "  std::string_view target;     // \"ampere\", \"hopper\", \"rdna3\", \"apple\", \"fallback\"\n"
+      "  std::string_view precision;\n";
+  for (const auto& [name, value] : defaults.front().values) out += "  std::int64_t " + name + ";\n";
+  out += "  bool tuned;\n};\n\n";
+  out += "inline constexpr std::array<ArchitectureDefault, " + std::to_string(defaults.size()) +
+         "> architecture_defaults{{\n";
+  for (const auto& d : defaults) {
+    out += "    {.target = " + cpp_string(d.target) + ", .precision = " + cpp_string(d.precision);
+    for (const auto& [name, value] : d.values) out += ", ." + name + " = " + cpp_int(value);
+    out += ", .tuned = false},\n";
+  }
+  out += "}};\n\n"
+         "// The starting point of `target`, else the \"fallback\" one (nullptr when there is neither).\n"
+         "constexpr const ArchitectureDefault* architecture_default(std::string_view target) {\n"
+         "  const ArchitectureDefault* fallback = nullptr;\n"
+         "  for (const auto& d : architecture_defaults) {\n"
+         "    if (d.target == target) return &d;\n"
+         "    if (d.target == \"fallback\") fallback = &d;\n"
+         "  }\n"
+         "  return fallback;\n"
+         "}\n\n";
+  return out;
+}
+
 std::string render_header(const ExportFamily& input, const std::string& generated_at) {
   const Prepared prepared = prepare(input);
   const std::string& family = input.family;
@@ -602,6 +666,8 @@ std::string render_header(const ExportFamily& input, const std::string& generate
       << "  std::string_view precision;      // \"fp32\", \"bf16\", ...\n"
       << "  Shape shape;\n"
       << "  Config config;\n"
+      << "  std::int64_t shared_bytes;       // shared memory per block its kernel needs (0: none)\n"
+      << "  std::int64_t threads;            // threads per block of its kernel (0: not a GPU kernel)\n"
       << "  double median_ns;                // median time of this config on this shape\n"
       << "  std::string_view measured_at;    // ISO-8601 UTC\n"
       << "  std::string_view ktune_version;  // of the run that measured it\n"
@@ -620,9 +686,20 @@ std::string render_header(const ExportFamily& input, const std::string& generate
     for (const auto* entry : prepared.entries) out << render_entry(*entry, input, prepared.types);
     out << "}};\n\n";
   }
-  out << kLookupCode << render_shape_helpers(input.dim_names, input.option_dims) << kLookupFunctions
+  out << kResourceCode << render_architecture_defaults(input) << kLookupCode
+      << render_shape_helpers(input.dim_names, input.option_dims) << kLookupFunctions
       << "}  // namespace ktune::tuned::" << family << "\n";
   return out.str();
+}
+
+nlohmann::json architecture_defaults_json(const ExportFamily& input) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : input.architecture_defaults) {
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [name, value] : d.values) values[name] = value;
+    out.push_back({{"target", d.target}, {"precision", d.precision}, {"values", values}, {"tuned", false}});
+  }
+  return out;
 }
 
 nlohmann::json render_json(const ExportFamily& input, const std::string& generated_at) {
@@ -645,6 +722,8 @@ nlohmann::json render_json(const ExportFamily& input, const std::string& generat
         {"precision", std::string(to_string(entry->problem.precision))},
         {"shape", shape},
         {"config", entry->config.to_json()},
+        {"shared_bytes", input.resources.count(entry->measurement_id) ? input.resources.at(entry->measurement_id).shared_bytes : 0},
+        {"threads", input.resources.count(entry->measurement_id) ? input.resources.at(entry->measurement_id).threads : 0},
         {"stats", entry->stats.to_json()},
         {"error", entry->error < 0 ? nlohmann::json(nullptr) : nlohmann::json(entry->error)},
         {"source_hash", entry->source_hash},
@@ -663,6 +742,7 @@ nlohmann::json render_json(const ExportFamily& input, const std::string& generat
       {"default", input.default_config.to_json()},
       {"superseded_entries", prepared.superseded},
       {"entries", entries},
+      {"architecture_defaults", architecture_defaults_json(input)},
   };
 }
 

@@ -4,13 +4,20 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "db/store.hpp"
+#include "tuner/core/architecture_default.hpp"
 #include "tuner/core/config.hpp"
 
 namespace ktune {
+
+struct EntryResources {
+  std::int64_t shared_bytes = 0;  // shared memory per block
+  std::int64_t threads = 0;       // threads per block
+};
 
 struct ExportFamily {
   std::string family;
@@ -22,6 +29,11 @@ struct ExportFamily {
   Config default_config;                 // the family's untuned default (search space "default")
   std::string database;                  // path of the database the entries came from
   std::vector<BestMeasurement> entries;  // from Store::best_measurements(family)
+  // Launch resources of entries by measurement id (the search space's launch expressions at the
+  // entry's shape and device); an entry not listed needs none (CPU).
+  std::map<std::int64_t, EntryResources> resources;
+  // Untuned starting points per kind of GPU (KernelFamily::architecture_defaults).
+  std::vector<ArchitectureDefault> architecture_defaults;
 };
 
 // Returns the header text (deterministic for the same input apart from the generation date).

@@ -140,6 +140,18 @@ class FlashAttentionFamily final : public KernelFamily {
     run(0);
   }
 
+  // Starting tiles for GPUs not measured here: what the published kernels of each generation use.
+  std::vector<ArchitectureDefault> architecture_defaults() const override {
+    const auto tiles = [](std::int64_t q, std::int64_t kv, std::int64_t d) {
+      return std::vector<std::pair<std::string, std::int64_t>>{{"block_q", q}, {"block_kv", kv}, {"head_dim", d}};
+    };
+    return {{"ampere", "fp16", tiles(128, 128, 64)},
+            {"hopper", "fp16", tiles(128, 256, 128)},
+            {"rdna3", "fp16", tiles(64, 64, 64)},
+            {"apple", "fp16", tiles(64, 64, 64)},
+            {"fallback", "fp32", tiles(32, 32, 64)}};
+  }
+
   const CpuKernel* cpu_kernel() const override { return &flash_attention_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
     static constexpr GpuSource source{"kernels/flash_attention/flash_attention.cu", "flash_attention_kernel"};

@@ -1,9 +1,11 @@
 """The flash_attention family end to end without a GPU: CPU tunes verified against the float64
 reference on odd lengths (seq 1, causal with seq_q != seq_kv both ways, grouped-query heads) in
 three precisions, the shape syntax of the docs, which CUDA paths each architecture, precision and
-head size admits, the header's exact matching of head size and mask, and clear errors."""
+head size admits, the header's exact matching of head size and mask and its untuned starting
+points per kind of GPU, and clear errors."""
 import json
 import os
+import subprocess
 
 import harness
 
@@ -50,6 +52,22 @@ class FlashAttention(harness.KtuneTestCase):
         self.assertRegex(header, r"Option dims \([^)]*head_dim[^)]*\) must match exactly")
         exported = json.load(open(os.path.join(self.dir, "tuned", "flash_attention.json")))
         self.assertEqual(len(exported["entries"]), 2)
+        # The untuned starting points per kind of GPU ride along, marked untuned, and compile.
+        self.assertEqual([d["target"] for d in exported["architecture_defaults"]],
+                         ["ampere", "hopper", "rdna3", "apple", "fallback"])
+        self.assertFalse(any(d["tuned"] for d in exported["architecture_defaults"]))
+        with open(os.path.join(self.dir, "use.cpp"), "w") as f:
+            f.write('#include "flash_attention.hpp"\n'
+                    'namespace t = ktune::tuned::flash_attention;\n'
+                    'static_assert(t::architecture_default("hopper")->block_kv == 256);\n'
+                    'static_assert(t::architecture_default("hopper")->head_dim == 128);\n'
+                    'static_assert(t::architecture_default("an unknown gpu")->precision == "fp32");\n'
+                    'static_assert(!t::architecture_default("ampere")->tuned);\n'
+                    'int main() { return 0; }\n')
+        compiled = subprocess.run(["c++", "-std=c++20", "-Wall", "-Werror", "-fsyntax-only",
+                                   "-I", os.path.join(self.dir, "tuned"), os.path.join(self.dir, "use.cpp")],
+                                  capture_output=True, text=True)
+        self.assertEqual(compiled.returncode, 0, compiled.stderr)
 
     def test_bad_shapes_are_bad_input(self):
         for shape, named in (("heads=4,kv_heads=3", "must divide"), ("causal=2", "causal"),

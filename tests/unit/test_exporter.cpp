@@ -241,6 +241,7 @@ TEST(RenderHeader, NamedStructsAndDesignatedInitializersOnly) {
                         ".vendor = \"amd\", .precision = \"fp32\",\n"
                         "     .shape = {.rows = 256, .cols = 1024},\n"
                         "     .config = {.threads = 2, .rows_per_task = 4, .vector_width = 8, .unroll = 2},\n"
+                        "     .shared_bytes = 0, .threads = 0,\n"
                         "     .median_ns = 1234.5, "),
             std::string::npos)
       << header;
@@ -435,6 +436,61 @@ int main() { return 0; }
   EXPECT_TRUE(compile("-fsyntax-only -I" + shell_quote(dir.path().string()) + " " +
                           shell_quote((dir.path() / "check.cpp").string()),
                       dir.path() / "compile.log"));
+}
+
+TEST(RenderHeader, ResourcesValidateAgainstDeviceLimitsAndArchitectureDefaultsAreUntuned) {
+  ExportFamily family;
+  family.family = "flash_attention";
+  family.dim_names = {"seq", "head_dim"};
+  family.option_dims = {"head_dim"};
+  family.param_names = {"block_q"};
+  family.default_config = Config{{{"block_q", std::int64_t{64}}}};
+  family.database = "ktune.db";
+  auto entry = [](std::int64_t id, std::int64_t seq, std::int64_t block_q) {
+    BestMeasurement e = make_entry(id, kH200, 0, 0, Precision::bf16, Config{});
+    e.family = "flash_attention";
+    e.problem.family = "flash_attention";
+    e.problem.dims = {{"seq", seq}, {"head_dim", 128}};
+    e.config = Config{{{"block_q", block_q}}};
+    return e;
+  };
+  family.entries = {entry(1, 4096, 128), entry(2, 1024, 64)};
+  family.resources = {{1, {200000, 384}}, {2, {90000, 256}}};
+  family.architecture_defaults = {{"ampere", "fp16", {{"block_q", 128}, {"block_kv", 128}}},
+                                  {"fallback", "fp32", {{"block_q", 32}, {"block_kv", 32}}}};
+  const std::string header = render_header(family, kGeneratedAt);
+  EXPECT_NE(header.find(".shared_bytes = 200000, .threads = 384"), std::string::npos) << header;
+
+  TempDir dir;
+  write_text(dir.path() / "flash_attention.hpp", header);
+  write_text(dir.path() / "check.cpp", R"(#include "flash_attention.hpp"
+namespace t = ktune::tuned::flash_attention;
+constexpr t::DeviceQuery h200{.backend = "cuda", .device = "NVIDIA H200", .architecture = "sm_90", .vendor = "nvidia"};
+constexpr const t::TunedEntry* big = t::lookup_entry(h200, {.seq = 4096, .head_dim = 128}, "bf16").entry;
+static_assert(t::required_shared_memory(*big) == 200000);
+// 227 KiB per block (an H100/H200) runs it; 100 KiB (an RTX 4090's opt-in) does not.
+static_assert(t::validate_config(*big, {.max_shared_memory_per_block = 232448, .max_threads_per_block = 1024}));
+static_assert(!t::validate_config(*big, {.max_shared_memory_per_block = 101376, .max_threads_per_block = 1024}));
+static_assert(!t::validate_config(*big, {.max_shared_memory_per_block = 232448, .max_threads_per_block = 256}));
+// Untuned starting points: by target, an unknown target gets the fallback, never marked tuned.
+static_assert(t::architecture_default("ampere")->block_kv == 128);
+static_assert(t::architecture_default("rdna4")->target == "fallback");
+static_assert(t::architecture_default("rdna4")->precision == "fp32");
+static_assert(!t::architecture_default("ampere")->tuned);
+int main() { return 0; }
+)");
+  EXPECT_TRUE(compile("-fsyntax-only -I" + shell_quote(dir.path().string()) + " " +
+                          shell_quote((dir.path() / "check.cpp").string()),
+                      dir.path() / "compile.log"));
+  const nlohmann::json json = render_json(family, kGeneratedAt);
+  EXPECT_EQ(json.at("architecture_defaults").size(), 2u);
+  EXPECT_EQ(json.at("architecture_defaults")[0].at("tuned"), false);
+  EXPECT_EQ(json.at("entries")[0].at("shared_bytes").get<std::int64_t>() +
+                json.at("entries")[1].at("shared_bytes").get<std::int64_t>(), 290000);
+
+  // Defaults that name different values cannot make one struct.
+  family.architecture_defaults[1].values[1].first = "block_k";
+  EXPECT_THROW(render_header(family, kGeneratedAt), InputError);
 }
 
 // ---------------------------------------------------------------------------------------------

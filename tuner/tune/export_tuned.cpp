@@ -1,5 +1,7 @@
 #include "tuner/tune/export_tuned.hpp"
 
+#include <algorithm>
+
 #include "db/export/header_exporter.hpp"
 #include "kernels/family.hpp"
 #include "tuner/core/errors.hpp"
@@ -29,6 +31,23 @@ ExportedFamily export_tuned_family(Store& store, const std::string& family_name,
   input.database = store.path().string();
   for (auto& entry : store.best_measurements(family.name()))
     if (entry.backend == backend) input.entries.push_back(std::move(entry));
+  input.architecture_defaults = family.architecture_defaults();
+  for (const auto& entry : input.entries) {
+    // The launch geometry of the entry as it was measured: its shape on its device's limits.
+    try {
+      const auto launch = space.launch(entry.config, make_context(entry.problem, entry.device));
+      const auto value = [&](const char* name) {
+        const auto found = launch.find(name);
+        const auto* number = found == launch.end() ? nullptr : std::get_if<std::int64_t>(&found->second);
+        return number ? *number : std::int64_t{0};
+      };
+      const std::int64_t threads = value("block_x") * std::max<std::int64_t>(1, value("block_y")) *
+                                   std::max<std::int64_t>(1, value("block_z"));
+      if (value("shared_bytes") > 0 || threads > 0) input.resources[entry.measurement_id] = {value("shared_bytes"), threads};
+    } catch (const std::exception&) {
+      // A config of an older space that today's expressions cannot evaluate: no resources known.
+    }
+  }
   ExportedFamily exported;
   exported.entries = input.entries.size();
   exported.header = write_exports(input, export_dir_for(out_dir, backend));
