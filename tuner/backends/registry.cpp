@@ -89,6 +89,7 @@ DeviceInfo nominal_device(const std::string& backend, const std::string& arch) {
 #ifdef KTUNE_HAVE_CUDA
   if (backend == "cuda") return nominal_cuda_device(arch);
 #endif
+  (void)arch;  // only the GPU backends built in read it
   throw InputError("--arch (a nominal device) applies to GPU backends, not " + backend);
 }
 
