@@ -17,7 +17,7 @@
 namespace kt::attention {
 
 using T = KT_T;
-constexpr int D = KT_DIM_HEAD_DIM;
+constexpr int D = KT_DIM_HEAD_DIM, BKV = KT_BLOCK_KV;  // head size; keys per pipeline stage
 constexpr bool kCausal = KT_DIM_CAUSAL != 0;
 
 // The lengths and head mapping of one launch.
@@ -33,6 +33,8 @@ struct Lengths {
 };
 
 }  // namespace kt::attention
+
+#include "kernels/flash_attention/flash_attention_softmax.cuh"
 
 #if KT_PATH == KT_PATH_mma
 #include "kernels/flash_attention/flash_attention_mma.cuh"

@@ -17,7 +17,7 @@
 
 namespace kt::attention {
 
-constexpr int BQ = KT_BLOCK_Q, BKV = KT_BLOCK_KV, kWarps = KT_WARPS, kStages = KT_STAGES;
+constexpr int BQ = KT_BLOCK_Q, kWarps = KT_WARPS, kStages = KT_STAGES;
 constexpr int kThreads = kWarps * 32;
 constexpr int kWarpRows = BQ / kWarps, kMTiles = kWarpRows / 16;  // m16 tiles per warp
 constexpr int kRow = D + 8;                                       // padded shared row, elements
@@ -28,8 +28,6 @@ constexpr int kOutTiles = D / 8;      // n8 tiles of O per m16 tile
 static_assert(sizeof(T) == 2, "mma.sync m16n8k16 takes fp16 or bf16");
 static_assert(kWarpRows % 16 == 0 && D % 16 == 0 && BKV % 16 == 0, "whole m16 tiles and k16 steps");
 static_assert(kStages >= 2, "at least double buffering");
-// +inf (NVRTC has no <cmath> INFINITY).
-__device__ __forceinline__ float infinity() { return __int_as_float(0x7f800000); }
 
 // Rows [row0, row0 + ROWS) of a [rows, D] matrix into a padded shared tile; zeros past `rows`.
 template <int ROWS>
@@ -42,9 +40,11 @@ __device__ __forceinline__ void load_rows(T* tile, const T* matrix, long long ro
   }
 }
 
-__device__ __forceinline__ float quad_max(float x) {
-  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+// One m16 row tile of m16n8 accumulator tiles as the flat layout of the shared softmax
+// (kernels/flash_attention/flash_attention_softmax.cuh): the same floats in the same order.
+template <int TILES>
+__device__ __forceinline__ float (&flat(float (&tiles)[TILES][4]))[TILES * 4] {
+  return reinterpret_cast<float(&)[TILES * 4]>(tiles);
 }
 
 }  // namespace kt::attention
@@ -148,44 +148,13 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
         }
       }
 
-    const long long kv0 = static_cast<long long>(j) * BKV;
-    const bool masked = kv0 + BKV > unmasked;
 #pragma unroll
-    for (int i = 0; i < kMTiles; ++i)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const long long visible = masked ? len.keys_visible(i0 + warp_row + i * 16 + lane / 4 + h * 8) : seq_kv;
-        float block_max = -infinity();
-#pragma unroll
-        for (int n = 0; n < kScoreTiles; ++n)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float& s = score[i][n][h * 2 + e];
-            s = masked && kv0 + n * 8 + lane % 4 * 2 + e >= visible ? -infinity() : s * scale_log2;
-            block_max = fmaxf(block_max, s);
-          }
-        const float new_max = fmaxf(row_max[i][h], quad_max(block_max));
-        // A row that has seen no key yet keeps max -inf: exponents are taken from 0 then, so
-        // its probabilities are exp2(-inf) = 0 instead of NaN.
-        const float base = new_max == -infinity() ? 0.f : new_max;
-        const float rescale = kt::exp2_flush_subnormal(row_max[i][h] - base);
-        row_max[i][h] = new_max;
-        float sum = 0.f;
-#pragma unroll
-        for (int n = 0; n < kScoreTiles; ++n)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float& s = score[i][n][h * 2 + e];
-            s = kt::exp2_flush_subnormal(s - base);
-            sum += s;
-          }
-        row_sum[i][h] = row_sum[i][h] * rescale + sum;
-#pragma unroll
-        for (int n = 0; n < kOutTiles; ++n) {
-          out[i][n][h * 2] *= rescale;
-          out[i][n][h * 2 + 1] *= rescale;
-        }
-      }
+    for (int i = 0; i < kMTiles; ++i) {
+      float rescale[2];
+      softmax_update(flat(score[i]), j, Rows{i0 + warp_row + i * 16 + lane / 4, unmasked, scale_log2, len}, row_max[i],
+                     row_sum[i], rescale);
+      rescale_output(flat(out[i]), rescale);
+    }
 
     // O += P·V: two n8 score tiles make one k16 A fragment; V [keys, D] is B in [k, n] layout.
 #pragma unroll
@@ -213,27 +182,8 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
 
   kt::mma::wait_copies<0>();  // a block whose rows see no key never waited for its copies
 
-  // O = accumulators / row sum; lse = ln(sum of e^scores) = ln 2 * (max + log2 sum).
 #pragma unroll
   for (int i = 0; i < kMTiles; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const long long row = i0 + warp_row + i * 16 + lane / 4 + h * 8;
-      float sum = row_sum[i][h];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      if (row >= seq_q) continue;
-      const bool empty = sum == 0.f;  // the row sees no key (causal, seq_q > seq_kv)
-      const float inverse = empty ? 0.f : 1.f / sum;
-      T* o_row = o + ((batch * heads + head) * seq_q + row) * D;
-#pragma unroll
-      for (int n = 0; n < kOutTiles; ++n) {
-        kt::Packed<T, 2> pair;
-        pair.elements.v[0] = kt::from_float<T>(out[i][n][h * 2] * inverse);
-        pair.elements.v[1] = kt::from_float<T>(out[i][n][h * 2 + 1] * inverse);
-        *reinterpret_cast<decltype(pair.raw)*>(o_row + n * 8 + lane % 4 * 2) = pair.raw;
-      }
-      if (lane % 4 == 0)
-        lse[(batch * heads + head) * seq_q + row] = empty ? infinity() : (row_max[i][h] + log2f(sum)) * 0.69314718055994531f;
-    }
+    store_rows(flat(out[i]), row_max[i], row_sum[i], i0 + warp_row + i * 16 + lane / 4,
+               o + (batch * heads + head) * seq_q * D, lse + (batch * heads + head) * seq_q, seq_q);
 }

@@ -32,7 +32,7 @@ using kt::hopper::tile_descriptor;
 using kt::hopper::tma_load;
 using kt::hopper::TensorMap;
 
-constexpr int kConsumers = KT_CONSUMERS, BQ = 64 * kConsumers, BKV = KT_BLOCK_KV, kStages = KT_STAGES;
+constexpr int kConsumers = KT_CONSUMERS, BQ = 64 * kConsumers, kStages = KT_STAGES;
 constexpr int kThreads = (kConsumers + 1) * 128;
 constexpr int kSlices = D / 64;                  // 128-byte boxes across the head
 constexpr int kQBytes = BQ * D * 2;              // the Q tile, kSlices boxes of BQ x 128 B
@@ -48,14 +48,6 @@ static_assert(kConsumers == 1 || 128 * (kProducerRegisters + kConsumers * kConsu
               "setmaxnreg.inc waits forever for registers that do not exist");
 static_assert(KT_BLOCK_Q == BQ, "block_q is 64 rows per consumer warpgroup");
 
-// +inf (NVRTC has no <cmath> INFINITY).
-__device__ __forceinline__ float infinity() { return __int_as_float(0x7f800000); }
-
-__device__ __forceinline__ float quad_max(float x) {
-  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-
 __device__ __forceinline__ void advance(int& stage, unsigned& phase) {
   if (++stage == kStages) {
     stage = 0;
@@ -63,14 +55,6 @@ __device__ __forceinline__ void advance(int& stage, unsigned& phase) {
   }
 }
 
-
-// The rows a consumer thread owns and what masking them needs.
-struct Rows {
-  long long base;      // rows base and base + 8
-  long long unmasked;  // keys the block's first row sees: blocks of keys before it need no mask
-  float scale_log2;
-  Lengths len;
-};
 
 // Zeroes `score` and issues S = Q·Kᵀ over the head's 128-byte slices, four k16 steps (32 bytes)
 // each, as one wgmma group.
@@ -97,59 +81,6 @@ __device__ __forceinline__ void issue_values(float (&out)[D / 2], const unsigned
   for (int kk = 0; kk < BKV / 16; ++kk)
     kt::wgmma::mma_async_rs<D>(out, p[kk], tile_descriptor(v_stage + kk * 16 * 128, BKV * 128));
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-
-// Masks block j of scores, turns them into probabilities against each row's running maximum
-// and updates the running sums; `rescale` is what O must be multiplied by before this block's
-// P·V is added (0 for rows that saw no key before).
-__device__ __forceinline__ void softmax_update(float (&score)[BKV / 2], int j, const Rows& rows, float (&row_max)[2],
-                                               float (&row_sum)[2], float (&rescale)[2]) {
-  const int lane = threadIdx.x % 32;
-  const long long kv0 = static_cast<long long>(j) * BKV;
-  const bool masked = kv0 + BKV > rows.unmasked;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const long long visible = masked ? rows.len.keys_visible(rows.base + h * 8) : rows.len.seq_kv;
-    float block_max = -infinity();
-#pragma unroll
-    for (int n = 0; n < BKV / 8; ++n)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        float& s = score[n * 4 + h * 2 + e];
-        s = masked && kv0 + n * 8 + lane % 4 * 2 + e >= visible ? -infinity() : s * rows.scale_log2;
-        block_max = fmaxf(block_max, s);
-      }
-    const float new_max = fmaxf(row_max[h], quad_max(block_max));
-    // A row that has seen no key yet keeps max -inf: exponents are taken from 0 then.
-    const float base = new_max == -infinity() ? 0.f : new_max;
-    rescale[h] = kt::exp2_flush_subnormal(row_max[h] - base);
-    row_max[h] = new_max;
-    float sum = 0.f;
-#pragma unroll
-    for (int n = 0; n < BKV / 8; ++n)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        float& s = score[n * 4 + h * 2 + e];
-        s = kt::exp2_flush_subnormal(s - base);
-        sum += s;
-      }
-    row_sum[h] = row_sum[h] * rescale[h] + sum;
-  }
-}
-
-__device__ __forceinline__ void rescale_output(float (&out)[D / 2], const float (&rescale)[2]) {
-#pragma unroll
-  for (int n = 0; n < D / 8; ++n)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) out[n * 4 + e] *= rescale[e / 2];
-}
-
-// Two n8 score chunks are one k16 A fragment of P·V.
-__device__ __forceinline__ void pack_probabilities(const float (&score)[BKV / 2], unsigned (&p)[BKV / 16][4]) {
-#pragma unroll
-  for (int kk = 0; kk < BKV / 16; ++kk)
-#pragma unroll
-    for (int r = 0; r < 4; ++r) p[kk][r] = kt::mma::pack_pair(score[8 * kk + 2 * r], score[8 * kk + 2 * r + 1]);
 }
 
 }  // namespace kt::attention
@@ -245,25 +176,6 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
     advance(stage, phase);
   }
 
-  // O = accumulators / row sum; lse = ln(sum of e^scores) = ln 2 * (max + log2 sum).
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const long long row = row_base + h * 8;
-    float sum = row_sum[h];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    if (row >= seq_q) continue;
-    const bool empty_row = sum == 0.f;  // the row sees no key (causal, seq_q > seq_kv)
-    const float inverse = empty_row ? 0.f : 1.f / sum;
-    T* o_row = o + ((batch * heads + head) * seq_q + row) * D;
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n) {
-      kt::Packed<T, 2> pair;
-      pair.elements.v[0] = kt::from_float<T>(out[n * 4 + h * 2] * inverse);
-      pair.elements.v[1] = kt::from_float<T>(out[n * 4 + h * 2 + 1] * inverse);
-      *reinterpret_cast<decltype(pair.raw)*>(o_row + n * 8 + lane % 4 * 2) = pair.raw;
-    }
-    if (lane % 4 == 0)
-      lse[(batch * heads + head) * seq_q + row] = empty_row ? infinity() : (row_max[h] + log2f(sum)) * 0.69314718055994531f;
-  }
+  store_rows(out, row_max, row_sum, row_base, o + (batch * heads + head) * seq_q * D,
+             lse + (batch * heads + head) * seq_q, seq_q);
 }
