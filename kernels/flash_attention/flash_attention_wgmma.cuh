@@ -13,9 +13,9 @@
 //     shared memory, then releases the stage. (A software-pipelined consumer, issuing the next
 //     block's Q·Kᵀ before this block's P·V, was measured on the H200 and never won with two or
 //     three consumers interleaving on the tensor cores: reports/attention.md, run 5.)
-// The producer gives its registers to the consumers (setmaxnreg; three consumers fit 160 each). Loads past a head's rows read
-// the next head's rows (or zeros past the tensor); those keys are masked and those queries not
-// stored. Causal launches run the query blocks that see the most keys first.
+// The producer gives its registers to the consumers (setmaxnreg; three consumers fit 160 each).
+// Loads past a head's rows read the next head's rows (or zeros past the tensor); those keys are
+// masked and those queries not stored. Causal launches run the query blocks that see the most keys first.
 #pragma once
 
 #include "kernels/common/cuda_hopper.cuh"
@@ -54,7 +54,6 @@ __device__ __forceinline__ void advance(int& stage, unsigned& phase) {
     phase ^= 1;
   }
 }
-
 
 // Zeroes `score` and issues S = Q·Kᵀ over the head's 128-byte slices, four k16 steps (32 bytes)
 // each, as one wgmma group.

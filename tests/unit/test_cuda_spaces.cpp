@@ -40,8 +40,8 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
     const bool heads = space.family() == "rmsnorm_rope";
     const bool flat = space.family() == "copy";  // one dim: the elements of a rows x cols tensor
     const bool gemm = space.family() == "gemm";  // rows x cols of D, reduction over cols
-    // Attention: rows is the sequence, cols / 512 the heads, head sizes 64 and 128, causal on
-    // odd rows; 16-bit only (its CUDA paths are tensor-core paths; fp32 runs on the CPU).
+    // Attention: rows is the sequence, cols / 512 the heads, head sizes 64, 128 and 256, causal
+    // on odd rows; 16-bit only (its CUDA paths are tensor-core paths; fp32 runs on the CPU).
     const bool attention = space.family() == "flash_attention";
     for (const auto& [rows, cols] : std::map<std::int64_t, std::int64_t>{{1, 8192}, {7, 1001}, {256, 4096}, {16384, 4096}, {32768, 8192}}) {
       const std::map<std::string, std::int64_t> shape =
@@ -49,7 +49,7 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
           : flat ? std::map<std::string, std::int64_t>{{"n", rows * cols}}
           : gemm ? std::map<std::string, std::int64_t>{{"m", rows}, {"n", cols}, {"k", cols}}
           : attention ? std::map<std::string, std::int64_t>{{"batch", 1}, {"heads", cols / 512}, {"seq_q", rows},
-                                                            {"seq_kv", rows}, {"head_dim", cols % 8192 == 0 ? 64 : 128},
+                                                            {"seq_kv", rows}, {"head_dim", cols % 8192 == 0 ? 64 : rows == 7 ? 256 : 128},
                                                             {"causal", rows % 2}}
                  : std::map<std::string, std::int64_t>{{"rows", rows}, {"cols", cols}};
       for (const Precision precision : {Precision::fp32, Precision::bf16}) {
