@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <vector>
 
+#include "kernels/common/reference_rows.hpp"
 #include "kernels/flash_attention/flash_attention.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -28,11 +28,9 @@ namespace {
 
 using flash_attention::Shape;
 
-// Above this many multiply-adds the float64 reference computes one query row of every 64 in each
-// head (a different row in each group, so every row tile of every variant is covered); the rows
-// it leaves out are NaN and not checked. Seq 16k at 16 heads in full would take host minutes.
-constexpr double kFullReferenceFma = 4294967296.0;
-constexpr std::int64_t kSampledRowGroup = 64;
+// Past this many multiply-adds the reference computes one query row of every 64 in each head
+// (kernels/common/reference_rows.hpp): seq 16k at 16 heads in full would take host minutes.
+using reference::kFullReferenceFma;
 
 class FlashAttentionFamily final : public KernelFamily {
  public:
@@ -88,15 +86,7 @@ class FlashAttentionFamily final : public KernelFamily {
     }
     // Rows as (batch * heads + head) * seq_q + i; sampled: one row per group of 64 in each head.
     std::vector<std::int64_t> rows;
-    for (std::int64_t bh = 0; bh < s.batch * s.heads; ++bh)
-      for (std::int64_t group = 0; group * kSampledRowGroup < s.seq_q; ++group) {
-        const std::int64_t first = group * kSampledRowGroup;
-        const std::int64_t size = std::min(kSampledRowGroup, s.seq_q - first);
-        if (sampled)
-          rows.push_back(bh * s.seq_q + first + (group * 37 + bh * 11 + 5) % size);
-        else
-          for (std::int64_t i = first; i < first + size; ++i) rows.push_back(bh * s.seq_q + i);
-      }
+    for (std::int64_t bh = 0; bh < s.batch * s.heads; ++bh) reference::append_rows(rows, bh * s.seq_q, s.seq_q, sampled, bh * 11 + 5);
     const std::int64_t group_size = s.heads / s.kv_heads;
     auto one_row = [&](std::int64_t row, std::vector<double>& scores) {
       const std::int64_t bh = row / s.seq_q, i = row % s.seq_q;
@@ -129,15 +119,7 @@ class FlashAttentionFamily final : public KernelFamily {
       for (std::int64_t d = 0; d < s.head_dim; ++d) o_row[d] /= sum;
       lse[static_cast<std::size_t>(row)] = max + std::log(sum);
     };
-    const auto workers = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-    const auto count = static_cast<std::int64_t>(rows.size());
-    auto run = [&](std::int64_t w) {
-      std::vector<double> scores(static_cast<std::size_t>(s.seq_kv));
-      for (std::int64_t r = w; r < count; r += workers) one_row(rows[static_cast<std::size_t>(r)], scores);
-    };
-    std::vector<std::jthread> threads;
-    for (std::int64_t w = 1; w < std::min(workers, count); ++w) threads.emplace_back(run, w);
-    run(0);
+    reference::for_each_row(rows, static_cast<std::size_t>(s.seq_kv), one_row);
   }
 
   // Starting tiles for GPUs not measured here: what the published kernels of each generation use.

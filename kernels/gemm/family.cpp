@@ -1,20 +1,16 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <vector>
 
+#include "kernels/common/reference_rows.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
 namespace {
 
-// Above this many multiply-adds the float64 reference checks one row of every 64 (a different
-// row in each group, so every row tile of every variant is covered) instead of all of them:
-// 8192^3 in full would take minutes of host time per problem, one row in 64 takes seconds.
-constexpr double kFullReferenceFma = 4294967296.0;
-constexpr std::int64_t kSampledRowGroup = 64;
+using reference::kFullReferenceFma;  // past it, one row of every 64 (kernels/common/reference_rows.hpp)
 
 class GemmFamily final : public KernelFamily {
  public:
@@ -73,16 +69,9 @@ class GemmFamily final : public KernelFamily {
     auto& d = tensors[5];
 
     const bool sampled = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > kFullReferenceFma;
+    if (sampled) std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());  // not checked
     std::vector<std::int64_t> rows;
-    if (!sampled) {
-      for (std::int64_t r = 0; r < m; ++r) rows.push_back(r);
-    } else {
-      std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());  // not checked
-      for (std::int64_t group = 0; group * kSampledRowGroup < m; ++group) {
-        const std::int64_t size = std::min(kSampledRowGroup, m - group * kSampledRowGroup);
-        rows.push_back(group * kSampledRowGroup + (group * 37 + 11) % size);
-      }
-    }
+    reference::append_rows(rows, 0, m, sampled, 11);
     auto one_row = [&](std::int64_t r, std::vector<double>& acc) {
       std::fill(acc.begin(), acc.end(), 0.0);
       const double* a_row = a.data() + r * k;
@@ -104,15 +93,7 @@ class GemmFamily final : public KernelFamily {
         d[r * n + j] = gemm::apply_epilogue<double>(epilogue, acc[j], alpha, beta,
                                                     epilogue == gemm::kAccumulate ? c[r * n + j] : 0.0, bias[j]);
     };
-    const auto workers = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-    const auto count = static_cast<std::int64_t>(rows.size());
-    auto run = [&](std::int64_t w) {
-      std::vector<double> acc(static_cast<std::size_t>(n));
-      for (std::int64_t i = w; i < count; i += workers) one_row(rows[static_cast<std::size_t>(i)], acc);
-    };
-    std::vector<std::jthread> threads;
-    for (std::int64_t w = 1; w < std::min(workers, count); ++w) threads.emplace_back(run, w);
-    run(0);
+    reference::for_each_row(rows, static_cast<std::size_t>(n), one_row);
   }
 
   const CpuKernel* cpu_kernel() const override { return &gemm_cpu_kernel(); }
