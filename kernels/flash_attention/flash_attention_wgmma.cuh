@@ -14,6 +14,9 @@
 //     block's Q·Kᵀ before this block's P·V, was measured on the H200 and never won with two or
 //     three consumers interleaving on the tensor cores: reports/attention.md, run 5.)
 // The producer gives its registers to the consumers (setmaxnreg; three consumers fit 160 each).
+// One to three blocks share an SM (KT_BLOCKS_PER_SM), each launched with its share of registers:
+// ptxas needs that share to hold the largest single wgmma's accumulators and operands, the
+// consumers' whole loop fits in what setmaxnreg gives them (the space's constraints say both).
 // Loads past a head's rows read the next head's rows (or zeros past the tensor); those keys are
 // masked and those queries not stored. Causal launches run the query blocks that see the most keys first.
 #pragma once
@@ -40,11 +43,21 @@ constexpr int kKvBytes = BKV * D * 2;            // one K (or V) tile, kSlices b
 static_assert(sizeof(T) == 2 && (D == 64 || D == 128), "wgmma path: 16-bit types, head_dim 64 or 128");
 static_assert(kConsumers >= 1 && kConsumers <= 3, "one to three consumer warpgroups");
 static_assert(BKV == 64 || BKV == 128 || BKV == 256, "wgmma n of S");
-// Registers per thread after setmaxnreg: the producer keeps few, the consumers share the rest of
-// the 64K register file (one block per SM). A single consumer keeps the launch allocation.
-constexpr int kProducerRegisters = kConsumers == 3 ? 32 : 24;
-constexpr int kConsumerRegisters = kConsumers == 3 ? 160 : 240;
-static_assert(kConsumers == 1 || 128 * (kProducerRegisters + kConsumers * kConsumerRegisters) <= 65536,
+// Registers per thread. KT_BLOCKS_PER_SM blocks share an SM's 64K registers; each block is
+// launched with an equal share per thread, then the producer gives most of its share to the
+// consumers (setmaxnreg, whose counts are multiples of 8 from 24 to 256). Two or three small
+// blocks per SM overlap one block's pipeline start and final stores with another's products,
+// which matters when a block sees few keys.
+constexpr int smaller(int a, int b) { return a < b ? a : b; }
+constexpr int kBlocksPerSm = KT_BLOCKS_PER_SM;
+constexpr int kLaunchRegisters = smaller(65536 / kBlocksPerSm / kThreads, 255) & ~7;
+constexpr int kWarpgroupShare = kLaunchRegisters * kThreads / 128;  // per thread of one warpgroup
+constexpr int kConsumerRegisters = smaller((kWarpgroupShare - 24) / kConsumers & ~7, 240);
+constexpr int kProducerRegisters = smaller(kWarpgroupShare - kConsumers * kConsumerRegisters, kLaunchRegisters);
+// A lone consumer at one block per SM already has every register it can use.
+constexpr bool kMoveRegisters = kConsumerRegisters > kLaunchRegisters;
+static_assert(kProducerRegisters >= 24 && kProducerRegisters % 8 == 0, "setmaxnreg: 24 to 256 registers in steps of 8");
+static_assert(!kMoveRegisters || 128 * (kProducerRegisters + kConsumers * kConsumerRegisters) <= kLaunchRegisters * kThreads,
               "setmaxnreg.inc waits forever for registers that do not exist");
 static_assert(KT_BLOCK_Q == BQ, "block_q is 64 rows per consumer warpgroup");
 
@@ -84,7 +97,7 @@ __device__ __forceinline__ void issue_values(float (&out)[D / 2], const unsigned
 
 }  // namespace kt::attention
 
-extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
+extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, kt::attention::kBlocksPerSm)
     flash_attention_kernel(const kt::attention::T* __restrict__, const kt::attention::T* __restrict__,
                            const kt::attention::T* __restrict__, kt::attention::T* __restrict__ o,
                            float* __restrict__ lse, long long, long long heads, long long kv_heads, long long seq_q,
@@ -120,7 +133,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
   const int warpgroup = threadIdx.x / 128;
 
   if (warpgroup == 0) {
-    if constexpr (kConsumers > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegisters));
+    if constexpr (kMoveRegisters) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegisters));
     if (threadIdx.x != 0 || kv_blocks == 0) return;
     const int q_row = static_cast<int>((batch * heads + head) * seq_q + i0);
     const int kv_row = static_cast<int>((batch * len.kv_heads + kv_head) * seq_kv);
@@ -142,7 +155,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, 1)
     return;
   }
 
-  if constexpr (kConsumers > 1) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegisters));
+  if constexpr (kMoveRegisters) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegisters));
   const int consumer = warpgroup - 1;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   const long long row_base = i0 + consumer * 64 + warp * 16 + lane / 4;  // rows row_base and row_base + 8

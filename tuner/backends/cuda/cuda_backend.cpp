@@ -97,6 +97,7 @@ DeviceInfo nominal_cuda_device(const std::string& arch) {
   const bool hopper = arch.rfind("sm_90", 0) == 0 || arch.rfind("sm_10", 0) == 0;
   info.limits = {{"max_threads_per_block", 1024},
                  {"max_shared_memory_per_block", hopper ? 232448 : 166912},
+                 {"max_shared_memory_per_multiprocessor", hopper ? 233472 : 167936},
                  {"sm_count", hopper ? 132 : 108},
                  {"l2_bytes", hopper ? 52428800 : 41943040},
                  {"warp_size", 32},
@@ -221,6 +222,9 @@ CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
   info.limits = {{"max_threads_per_block", attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)},
                  {"max_shared_memory_per_block",
                   attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)},
+                 // What blocks resident together share (spaces that run several blocks per SM).
+                 {"max_shared_memory_per_multiprocessor",
+                  attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)},
                  {"sm_count", sms},
                  {"l2_bytes", l2},
                  {"warp_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
