@@ -48,7 +48,7 @@ static_assert(BKV == 64 || BKV == 128 || BKV == 256, "wgmma n of S");
 // consumers (setmaxnreg, whose counts are multiples of 8 from 24 to 256). Two or three small
 // blocks per SM overlap one block's pipeline start and final stores with another's products,
 // which matters when a block sees few keys.
-constexpr int smaller(int a, int b) { return a < b ? a : b; }
+__host__ __device__ constexpr int smaller(int a, int b) { return a < b ? a : b; }
 constexpr int kBlocksPerSm = KT_BLOCKS_PER_SM;
 constexpr int kLaunchRegisters = smaller(65536 / kBlocksPerSm / kThreads, 255) & ~7;
 constexpr int kWarpgroupShare = kLaunchRegisters * kThreads / 128;  // per thread of one warpgroup
