@@ -39,7 +39,10 @@ def main():
         if ours and flash:
             vs_flash.append(ours / flash)
         config = best["config"] if best else {}
-        shown = " ".join(f"{k}={config[k]}" for k in ("path", "block_q", "block_kv", "warps", "consumers", "stages") if k in config)
+        # Each path's own parameters (the constraints pin the other path's to one value).
+        keys = ("path", "block_q", "block_kv", "stages") + (
+            ("consumers", "blocks_per_sm") if config.get("path") == "wgmma" else ("warps",))
+        shown = " ".join(f"{k}={config[k]}" for k in keys if k in config)
         rows.append("| {}x{} h{} d{}{} {} | {} | {} | {} | {} | {} | {} | {} |".format(
             p["batch"], p["seq_q"], p["heads"], p["head_dim"], " causal" if p["causal"] else "", p["precision"],
             f"{ours:.0f}" if ours else "-", shown or "-",
