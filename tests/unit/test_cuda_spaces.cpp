@@ -4,6 +4,7 @@
 // and shared memory within the limits).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -75,6 +76,43 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
     }
   }
   EXPECT_GE(spaces, 11);
+}
+
+// Several flash-attention blocks per SM share its registers and shared memory: the space offers
+// two and three blocks where they fit (short head, 64 keys per stage) and never more blocks than
+// the SM's shared memory holds, counting the 1 KiB the hardware reserves per block.
+TEST(CudaSpaces, FlashAttentionBlocksPerSmFitTheSm) {
+  const SearchSpace space =
+      SearchSpace::load(std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces" / "flash_attention.cuda.json");
+  const KernelFamily& family = find_family("flash_attention");
+  for (const std::int64_t head_dim : {64, 128}) {
+    SCOPED_TRACE("head_dim " + std::to_string(head_dim));
+    const SpaceContext context = make_context(
+        family.make_problem({{"batch", 16}, {"heads", 2048 / head_dim}, {"seq_q", 1024}, {"seq_kv", 1024},
+                             {"head_dim", head_dim}, {"causal", 0}},
+                            Precision::bf16),
+        hopper());
+    const ValidConfigs valid = space.enumerate(context);
+    std::map<std::int64_t, int> by_blocks;
+    for (std::size_t i = 0; i < valid.size(); ++i) {
+      const Config& config = valid.config(i);
+      const std::int64_t blocks = config.get_int("blocks_per_sm");
+      ++by_blocks[blocks];
+      if (blocks == 1) continue;
+      EXPECT_EQ(std::get<std::string>(config.at("path")), "wgmma") << config.key();
+      const auto launch = space.launch(config, context);
+      EXPECT_LE(blocks * (geometry(launch, "shared_bytes", 0) + 1024), 233472) << config.key();
+      // Each block's launch share of the 64K registers must hold the largest single wgmma: its
+      // fp32 accumulators (half of max(block_kv, head_dim) per thread) and ~32 more.
+      const std::int64_t launch_registers = 65536 / blocks / geometry(launch, "block_x", 1) / 8 * 8;
+      const std::int64_t widest = std::max(config.get_int("block_kv"), head_dim);
+      EXPECT_LE(widest / 2 + 32, launch_registers) << config.key();
+    }
+    EXPECT_GT(by_blocks[1], 0);
+    EXPECT_GT(by_blocks[2], 0);
+    if (head_dim == 64) EXPECT_GT(by_blocks[3], 0);  // 80 registers: only 64-wide tiles
+    if (head_dim == 128) EXPECT_EQ(by_blocks[3], 0);
+  }
 }
 
 }  // namespace
