@@ -105,6 +105,58 @@ TEST(SearchSpace, LaunchGeometryIsDerived) {
   EXPECT_EQ(std::get<std::int64_t>(geometry.at("tasks")), 4);
 }
 
+// Constraints read derived values and launch values by name, however the names refer to each
+// other; names inside string literals and function names are left alone.
+TEST(SearchSpace, ConstraintsReadDerivedAndLaunchValues) {
+  const auto json = nlohmann::json::parse(R"json({
+    "family": "demo", "backend": "cpu",
+    "parameters": [{"name": "a", "values": [1, 2, 3, 4, 5, 6, 7, 8]}, {"name": "mode", "values": ["a", "tasks"]}],
+    "derived": {"a_squared": "twice_a * twice_a // 4", "twice_a": "2 * a", "max": "100"},
+    "constraints": [
+      {"name": "few_tasks", "expr": "tasks <= 3"},
+      {"name": "small_square", "expr": "a_squared <= max(max, 49) and mode != 'tasks'"}
+    ],
+    "launch": {"tasks": "ceil_div(rows, twice_a)", "a": "a"}
+  })json");
+  const SearchSpace space = SearchSpace::from_json(json, "demo.json");
+  const ValidConfigs valid = space.enumerate({{"rows", Value{std::int64_t{20}}}});
+  // tasks = ceil(20 / 2a) <= 3 needs a >= 4; a² <= 100 holds for every a; mode 'tasks' is a string.
+  ASSERT_EQ(valid.size(), 5u);
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    EXPECT_GE(valid.config(i).get_int("a"), 4);
+    EXPECT_EQ(std::get<std::string>(valid.config(i).at("mode")), "a");
+  }
+  Config config{{{"a", Value{std::int64_t{3}}}, {"mode", Value{std::string("a")}}}};
+  EXPECT_EQ(space.violated(config, {{"rows", Value{std::int64_t{20}}}}), std::vector<std::string>{"few_tasks"});
+  EXPECT_EQ(std::get<std::int64_t>(space.launch(config, {{"rows", Value{std::int64_t{20}}}}).at("tasks")), 4);
+}
+
+TEST(SearchSpace, DerivedValuesThatLoopOrShadowAParameterAreInputErrors) {
+  auto expect_error = [](const char* text, const std::string& fragment) {
+    try {
+      SearchSpace::from_json(nlohmann::json::parse(text), "bad.json");
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expect_error(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "a", "values": [1]}],
+                   "derived": {"x": "y + 1", "y": "x * a"}, "constraints": ["x > 0"]})",
+               "refer to themselves");
+  expect_error(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "a", "values": [1]}],
+                   "derived": {"a": "2"}})",
+               "bad.json.derived.a: a parameter has this name");
+  expect_error(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "a", "values": [1]}],
+                   "derived": {"x": "a +"}})",
+               "bad.json.derived.x");
+  expect_error(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "a", "values": [1]}],
+                   "derived": {"x": "a"}, "launch": {"x": "a"}})",
+               "bad.json.launch.x: also the name of a derived value");
+  expect_error(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "a", "values": [1]}],
+                   "derived": 3})",
+               "bad.json.derived: expected an object");
+}
+
 TEST(SearchSpace, BadFilesNameTheProblem) {
   auto expect_error = [](nlohmann::json json, const std::string& fragment) {
     try {

@@ -1,6 +1,7 @@
 #include "tuner/core/search_space.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <limits>
@@ -56,6 +57,68 @@ std::vector<Value> slot_values(const std::vector<Parameter>& parameters, const S
   return values;
 }
 
+// Replaces each whole identifier of `text` that names an entry of `named` (outside string
+// literals, and not a function call) by that entry's text in parentheses: how constraints read
+// launch values and derived values without a second evaluation pass.
+std::string inline_names(std::string_view text, const std::vector<std::pair<std::string, std::string>>& named) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"' || c == '\'') {
+      const std::size_t end = text.find(c, i + 1);
+      const std::size_t stop = end == std::string_view::npos ? text.size() : end + 1;
+      out.append(text.substr(i, stop - i));
+      i = stop;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t end = i;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      const std::string_view word = text.substr(i, end - i);
+      std::size_t next = end;
+      while (next < text.size() && text[next] == ' ') ++next;
+      const bool call = next < text.size() && text[next] == '(';
+      const auto found = std::find_if(named.begin(), named.end(), [&](const auto& entry) { return entry.first == word; });
+      if (found != named.end() && !call)
+        out += "(" + found->second + ")";
+      else
+        out.append(word);
+      i = end;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The entries of an object of name: expression text (the "derived" and "launch" sections).
+std::vector<std::pair<std::string, std::string>> read_expression_texts(const nlohmann::json& json, const char* section,
+                                                                       const std::string& where) {
+  std::vector<std::pair<std::string, std::string>> read;
+  if (!json.contains(section)) return read;
+  const auto& object = json.at(section);
+  const std::string at = where + "." + section;
+  if (!object.is_object()) throw InputError(at + ": expected an object of name: expression");
+  for (const auto& [name, text] : object.items()) {
+    if (!text.is_string()) throw InputError(at + "." + name + ": expected an expression string");
+    read.emplace_back(name, text.get<std::string>());
+  }
+  return read;
+}
+
+// `text` with every name of `named` inlined, however deep they refer to each other (JSON objects
+// keep no order, so none is assumed); a name that leads back to itself is an InputError.
+std::string resolve_names(const std::string& text, const std::vector<std::pair<std::string, std::string>>& named,
+                          const std::string& where) {
+  std::string resolved = text;
+  for (std::size_t round = 0; round <= named.size(); ++round) {
+    std::string next = inline_names(resolved, named);
+    if (next == resolved) return resolved;
+    resolved = std::move(next);
+  }
+  throw InputError(where + ": its derived or launch values refer to themselves");
+}
+
 }  // namespace
 
 ValidConfigs::ValidConfigs(std::vector<Parameter> parameters, std::vector<std::uint32_t> indices,
@@ -108,6 +171,33 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
     space.parameters_.push_back(std::move(parameter));
   }
 
+  // Derived values and launch geometry first: constraints may read both (say, a tile's
+  // shared_bytes checked against the device's limit is the launch's own shared_bytes). A derived
+  // value may not take a parameter's name; a launch value may (CPU spaces launch `threads`
+  // threads), and then the name reads the parameter.
+  const auto derived = read_expression_texts(json, "derived", where);
+  const auto launch = read_expression_texts(json, "launch", where);
+  const auto is_parameter = [&](const std::string& name) {
+    return std::any_of(space.parameters_.begin(), space.parameters_.end(),
+                       [&](const Parameter& parameter) { return parameter.name == name; });
+  };
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const auto& [name, text] : derived) {
+    if (is_parameter(name)) throw InputError(where + ".derived." + name + ": a parameter has this name");
+    named.emplace_back(name, text);
+  }
+  for (const auto& [name, text] : launch) {
+    const bool clash = std::any_of(derived.begin(), derived.end(), [&](const auto& entry) { return entry.first == name; });
+    if (clash) throw InputError(where + ".launch." + name + ": also the name of a derived value");
+    if (!is_parameter(name)) named.emplace_back(name, text);
+  }
+  for (const auto& [name, text] : derived)  // a bad one is reported even if nothing reads it
+    Expression::parse(resolve_names(text, named, where + ".derived." + name), where + ".derived." + name);
+  for (const auto& [name, text] : launch) {
+    const std::string at = where + ".launch." + name;
+    space.launch_.emplace_back(name, Expression::parse(resolve_names(text, named, at), at));
+  }
+
   if (json.contains("constraints")) {
     const auto& constraints = json.at("constraints");
     if (!constraints.is_array()) throw InputError(where + ".constraints: expected an array");
@@ -123,16 +213,7 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
         text = require_string(entry, "expr", at);
         name = optional_string(entry, "name", text, at);
       }
-      space.constraints_.push_back({name, Expression::parse(text, at)});
-    }
-  }
-
-  if (json.contains("launch")) {
-    const auto& launch = json.at("launch");
-    if (!launch.is_object()) throw InputError(where + ".launch: expected an object of name: expression");
-    for (const auto& [name, text] : launch.items()) {
-      if (!text.is_string()) throw InputError(where + ".launch." + name + ": expected an expression string");
-      space.launch_.emplace_back(name, Expression::parse(text.get<std::string>(), where + ".launch." + name));
+      space.constraints_.push_back({name, Expression::parse(resolve_names(text, named, at), at)});
     }
   }
 

@@ -7,10 +7,14 @@
 //     "parameters": [ {"name": "threads", "values": [1, 2, 4], "help": "..."}, ... ],
 //     "constraints": [ {"name": "fits_in_registers", "expr": "vector_width * unroll <= 32"},
 //                      "threads <= hardware_threads" ],
+//     "derived": { "rows_per_thread": "rows_per_task // threads" },
 //     "launch": { "tasks": "ceil_div(rows, rows_per_task)" },
 //     "default": { "threads": 1, ... }
 //   }
 //
+// "derived" names expressions that later derived values, launch expressions and constraints may
+// read; constraints may also read the launch values by name, so a resource is written once (the
+// launch's shared_bytes is both what a variant is launched with and what its limit checks).
 // Enumeration walks the parameters depth first and checks each constraint as soon as the last
 // parameter it reads is bound, so a constraint prunes whole subtrees and the Cartesian product
 // is never built.
