@@ -1,5 +1,6 @@
 // Hopper (sm_90a) building blocks shared by the wgmma paths of GEMM and flash attention:
-// CUtensorMap parameters, mbarriers, TMA bulk tensor copies and wgmma matrix descriptors.
+// CUtensorMap parameters, mbarriers, TMA bulk tensor copies (multicast to a cluster too),
+// cluster ranks and barriers, and wgmma matrix descriptors.
 #pragma once
 
 namespace kt::hopper {
@@ -42,6 +43,33 @@ __device__ __forceinline__ void tma_load(void* destination, const TensorMap* map
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
           shared_address(destination)),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(barrier))
+      : "memory");
+}
+
+// Thread block clusters (sm_90): the block's rank, a barrier over every thread of the cluster
+// (not .aligned: a warp may arrive from diverged paths, as a producer warp's one loading thread
+// does), an arrival on the barrier at the same shared-memory offset in block `rank`, and a TMA
+// load whose box lands at the same offset (and completes bytes on the barrier at the same
+// offset) in every block of `mask`.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+__device__ __forceinline__ void barrier_arrive_in_block(unsigned long long* barrier, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(shared_address(barrier)), "r"(rank));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(void* destination, const TensorMap* map, int x, int y,
+                                                   unsigned long long* barrier, unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(shared_address(destination)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(barrier)), "h"(mask)
       : "memory");
 }
 

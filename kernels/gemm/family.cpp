@@ -105,13 +105,15 @@ class GemmFamily final : public KernelFamily {
 };
 
 // The wgmma path loads A and B tiles with TMA: boxes of 128 bytes along k (the 128-byte swizzle
-// wgmma reads without bank conflicts) by the block's rows.
+// wgmma reads without bank conflicts) by the block's rows; in a cluster each block loads (and
+// multicasts) its share of B's rows.
 std::vector<TensorMapSpec> GemmFamily::tensor_maps(const Problem& problem, const Config& config) const {
   if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
   const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
   const int box_k = 128 / element_bytes(problem.precision);
   return {{0, m, k, static_cast<int>(config.get_int("block_m")), box_k, 128},
-          {1, n, k, static_cast<int>(config.get_int("block_n")), box_k, 128}};
+          {1, n, k, static_cast<int>(config.get_int("block_n") / (config.has("cluster_m") ? config.get_int("cluster_m") : 1)),
+           box_k, 128}};
 }
 
 }  // namespace

@@ -15,6 +15,13 @@
 // takes tiles gridDim.x apart and the stage ring runs on across tiles.
 // Loads past the edges of A and B read zeros (TMA), stores are bounds-checked: any m and n.
 //
+// Clusters (KT_CLUSTER_M = 2): the two blocks of a cluster take vertically adjacent tiles, which
+// read the same slices of B. Each block loads half of every B slice and multicasts it to both,
+// so B crosses L2 once per pair. A block's stage is refilled only when the consumers of both
+// blocks have released it (each consumer warp arrives on the "empty" barrier of both), and the
+// blocks start and end on a cluster barrier (nothing may land in, or arrive at, a block that has
+// not initialised its barriers or has exited).
+//
 // Split-K (KT_SPLIT_K > 1, for shapes whose tiles do not fill the GPU): blockIdx.y picks a part
 // of the k slices; each block adds its partial sums into an fp32 [m, n] workspace, then counts
 // itself in the tile's counter after the workspace; the block that counts last applies the
@@ -37,7 +44,13 @@ constexpr int kSteps = 4;  // wgmma k-steps of 32 bytes per slice
 #ifndef KT_SPLIT_K
 #define KT_SPLIT_K 1
 #endif
-constexpr int kSplitK = KT_SPLIT_K;
+#ifndef KT_CLUSTER_M
+#define KT_CLUSTER_M 1
+#endif
+constexpr int kSplitK = KT_SPLIT_K, kClusterM = KT_CLUSTER_M;
+constexpr int kBRowsPerBlock = BN / kClusterM;  // rows of each B slice one block of a cluster loads
+static_assert(kClusterM == 1 || (kClusterM == 2 && kSplitK == 1 && kBRowsPerBlock % 8 == 0),
+              "clusters of two along m, without split-K (its tile counters are per block)");
 
 // The k slices [first, end) of split blockIdx.y (possibly empty).
 __device__ __forceinline__ void split_slices(int slices, int& first, int& end) {
@@ -128,14 +141,22 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       barrier_init(&full[s], 1);
-      barrier_init(&empty[s], kConsumers * 128);
+      barrier_init(&empty[s], kClusterM * kConsumers * 4);  // one arrival per consumer warp of the cluster
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  if constexpr (kClusterM > 1)
+    kt::hopper::cluster_sync();
+  else
+    __syncthreads();
 
+  // Tiles are visited per cluster: cluster tile t covers tile rows kClusterM * tm .. + kClusterM - 1
+  // of tile column tn, block `rank` of the cluster taking row kClusterM * tm + rank.
   const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-  const long long tiles = tiles_m * tiles_n;
+  const long long cluster_rows = (tiles_m + kClusterM - 1) / kClusterM;
+  const long long tiles = cluster_rows * tiles_n;
+  const unsigned rank = kClusterM > 1 ? kt::hopper::cluster_rank() : 0;
+  const long long first_tile = blockIdx.x / kClusterM, tile_step = gridDim.x / kClusterM;
   int first_slice, end_slice;
   split_slices(static_cast<int>((k + BK - 1) / BK), first_slice, end_slice);
   const int warpgroup = threadIdx.x / 128;
@@ -144,23 +165,32 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
 #if KT_CONSUMERS > 1
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
-    if (threadIdx.x != 0) return;
-    int stage = 0;
-    unsigned phase = 0;
-    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-      long long tile_m, tile_n;
-      tile_coordinates(t, tiles_m, tiles_n, tile_m, tile_n);
-      for (int slice = first_slice; slice < end_slice; ++slice) {
-        barrier_wait(&empty[stage], phase ^ 1);  // a fresh barrier counts as released
-        barrier_expect_bytes(&full[stage], kATileBytes + kBTileBytes);
-        tma_load(a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(tile_m * BM), &full[stage]);
-        tma_load(b_tiles + stage * kBTileBytes, &tma_b, slice * BK, static_cast<int>(tile_n * BN), &full[stage]);
-        if (++stage == kStages) {
-          stage = 0;
-          phase ^= 1;
+    if (threadIdx.x == 0) {
+      int stage = 0;
+      unsigned phase = 0;
+      for (long long t = first_tile; t < tiles; t += tile_step) {
+        long long tile_m, tile_n;
+        tile_coordinates(t, cluster_rows, tiles_n, tile_m, tile_n);
+        tile_m = tile_m * kClusterM + rank;
+        for (int slice = first_slice; slice < end_slice; ++slice) {
+          barrier_wait(&empty[stage], phase ^ 1);  // a fresh barrier counts as released
+          // The whole B slice arrives here: this block's half and its partner's multicast.
+          barrier_expect_bytes(&full[stage], kATileBytes + kBTileBytes);
+          tma_load(a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(tile_m * BM), &full[stage]);
+          const int b_row = static_cast<int>(tile_n * BN) + static_cast<int>(rank) * kBRowsPerBlock;
+          unsigned char* b_part = b_tiles + stage * kBTileBytes + rank * kBRowsPerBlock * 128;
+          if constexpr (kClusterM == 1)
+            tma_load(b_part, &tma_b, slice * BK, b_row, &full[stage]);
+          else
+            kt::hopper::tma_load_multicast(b_part, &tma_b, slice * BK, b_row, &full[stage], (1u << kClusterM) - 1);
+          if (++stage == kStages) {
+            stage = 0;
+            phase ^= 1;
+          }
         }
       }
     }
+    if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
     return;
   }
 
@@ -172,9 +202,10 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
   const float alpha = kt::to_float(scalars[0]), beta = kt::to_float(scalars[1]);
   int stage = 0;
   unsigned phase = 0;
-  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+  for (long long t = first_tile; t < tiles; t += tile_step) {
     long long tile_m, tile_n;
-    tile_coordinates(t, tiles_m, tiles_n, tile_m, tile_n);
+    tile_coordinates(t, cluster_rows, tiles_n, tile_m, tile_n);
+    tile_m = tile_m * kClusterM + rank;
     float acc[kMTiles][BN / 2];
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i)
@@ -195,7 +226,12 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       }
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      barrier_arrive(&empty[stage]);
+      if (lane == 0) {  // the warp's reads of the stage are done (wait_group is warp-wide)
+        if constexpr (kClusterM == 1)
+          barrier_arrive(&empty[stage]);
+        else
+          for (unsigned block = 0; block < kClusterM; ++block) kt::hopper::barrier_arrive_in_block(&empty[stage], block);
+      }
       if (++stage == kStages) {
         stage = 0;
         phase ^= 1;
@@ -221,4 +257,5 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       }
     }
   }
+  if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
 }
