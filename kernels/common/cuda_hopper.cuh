@@ -50,7 +50,9 @@ __device__ __forceinline__ void tma_load(void* destination, const TensorMap* map
 // (not .aligned: a warp may arrive from diverged paths, as a producer warp's one loading thread
 // does), an arrival on the barrier at the same shared-memory offset in block `rank`, and a TMA
 // load whose box lands at the same offset (and completes bytes on the barrier at the same
-// offset) in every block of `mask`.
+// offset) in every block of `mask`. The remote arrival keeps mbarrier.arrive's default release
+// semantics: with .release.cluster, measured on the H200, the GEMM's stage hand-offs slowed the
+// whole kernel 1.65x (reports/gemm.md).
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned rank;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
@@ -62,7 +64,7 @@ __device__ __forceinline__ void cluster_sync() {
 __device__ __forceinline__ void barrier_arrive_in_block(unsigned long long* barrier, unsigned rank) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(shared_address(barrier)), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 __device__ __forceinline__ void tma_load_multicast(void* destination, const TensorMap* map, int x, int y,
                                                    unsigned long long* barrier, unsigned short mask) {

@@ -230,7 +230,11 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
         if constexpr (kClusterM == 1)
           barrier_arrive(&empty[stage]);
         else
-          for (unsigned block = 0; block < kClusterM; ++block) kt::hopper::barrier_arrive_in_block(&empty[stage], block);
+          for (unsigned block = 0; block < kClusterM; ++block)
+            if (block == rank)
+              barrier_arrive(&empty[stage]);
+            else
+              kt::hopper::barrier_arrive_in_block(&empty[stage], block);
       }
       if (++stage == kStages) {
         stage = 0;
