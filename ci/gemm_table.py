@@ -35,7 +35,7 @@ def main():
         if ratio_cublas:
             ratios_cublas.setdefault(p["precision"], []).append(ratio_cublas)
         config = best["config"] if best else {}
-        shown = " ".join(f"{k}={config[k]}" for k in ("block_m", "block_n", "stages", "consumers", "group_m", "persistent", "split_k") if k in config)
+        shown = " ".join(f"{k}={config[k]}" for k in ("block_m", "block_n", "stages", "consumers", "group_m", "persistent", "split_k", "cluster_m") if k in config)
         rows.append("| {}x{}x{} {} | {} | {} | {} | {} | {} | {} | {} |".format(
             p["m"], p["n"], p["k"], p["precision"],
             f"{ours:.0f}" if ours else "-", shown or "-",
