@@ -35,7 +35,8 @@ class FlashAttentionRun {
   FlashAttentionRun(Shape shape, Tiling tiling, const CpuTensor* tensors, ThreadPool& pool)
       : s_(shape), t_(tiling), pool_(pool), q_(static_cast<const T*>(tensors[0].data)),
         k_(static_cast<const T*>(tensors[1].data)), v_(static_cast<const T*>(tensors[2].data)),
-        o_(static_cast<T*>(tensors[3].data)), lse_(static_cast<float*>(tensors[4].data)) {}
+        o_(static_cast<T*>(tensors[3].data)), lse_(static_cast<float*>(tensors[4].data)),
+        scale_(*static_cast<const float*>(tensors[5].data)) {}
 
   void operator()() {
     const std::int64_t q_blocks = (s_.seq_q + t_.block_q - 1) / t_.block_q;
@@ -59,7 +60,7 @@ class FlashAttentionRun {
     float* sum = max + t_.block_q;               // running sum per row
     float* k_block = sum + t_.block_q;           // [block_kv][D]
     float* v_block = k_block + t_.block_kv * D;  // [block_kv][D]
-    const float scale_log2 = static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(D)));
+    const float scale_log2 = static_cast<float>(1.4426950408889634 * scale_);
     for (std::int64_t r = 0; r < rows; ++r) {
       for (std::int64_t d = 0; d < D; ++d) q[r * D + d] = cpu::to_float(q_[(bh * s_.seq_q + i0 + r) * D + d]) * scale_log2;
       std::fill(acc + r * D, acc + (r + 1) * D, 0.0f);
@@ -122,6 +123,7 @@ class FlashAttentionRun {
   const T* v_;
   T* o_;
   float* lse_;
+  const float scale_;  // the softmax scale
 };
 
 class FlashAttentionCpu final : public CpuKernel {

@@ -36,8 +36,8 @@ class FlashAttentionFamily final : public KernelFamily {
  public:
   std::string name() const override { return "flash_attention"; }
   std::string summary() const override {
-    return "Attention forward O = softmax(QKᵀ/sqrt(d)) V with log-sum-exp, tiled with an online softmax; "
-           "grouped-query, causal (bottom-right)";
+    return "Attention forward O = softmax(scale QKᵀ) V with log-sum-exp (scale an input, 1/sqrt(d) by "
+           "default), tiled with an online softmax; grouped-query, causal (bottom-right)";
   }
   std::vector<DimSpec> dims() const override {
     return {{"batch", 1, "sequences"},
@@ -57,7 +57,10 @@ class FlashAttentionFamily final : public KernelFamily {
             {"k", s.batch * s.kv_heads * s.seq_kv * s.head_dim, false, -2.0, 2.0},
             {"v", s.batch * s.kv_heads * s.seq_kv * s.head_dim, false},
             {"o", s.batch * s.heads * s.seq_q * s.head_dim, true},
-            {"lse", s.batch * s.heads * s.seq_q, true, -1.0, 1.0, Precision::fp32}};
+            {"lse", s.batch * s.heads * s.seq_q, true, -1.0, 1.0, Precision::fp32},
+            // Around the usual 1/sqrt(head_dim), never exactly it: a kernel that hard-codes the
+            // default scale instead of reading this one fails.
+            {"scale", 1, false, 0.5 / std::sqrt(double(s.head_dim)), 1.5 / std::sqrt(double(s.head_dim)), Precision::fp32}};
   }
   // 4·B·H·Nq·Nkv·D (two matrix products), halved when causal: the convention of the
   // FlashAttention papers and of the baselines this is compared with.
@@ -76,7 +79,7 @@ class FlashAttentionFamily final : public KernelFamily {
     const auto& v = tensors[2];
     auto& o = tensors[3];
     auto& lse = tensors[4];
-    const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+    const double scale = tensors[5][0];
     const double fma = static_cast<double>(s.batch * s.heads) * static_cast<double>(s.seq_q) *
                        static_cast<double>(s.seq_kv) * static_cast<double>(s.head_dim) * 2.0;
     const bool sampled = fma > kFullReferenceFma;

@@ -6,7 +6,7 @@
 //   wgmma - Hopper (sm_90a), fp16/bf16, head_dim 64 or 128: TMA loads on mbarriers, a producer
 //           warp feeding consumer warpgroups that run wgmma for both products, P·V taking P from
 //           registers (kernels/flash_attention/flash_attention_wgmma.cuh).
-// Every path takes q, k, v, o, lse and the dims (batch, heads, kv_heads, seq_q, seq_kv, head_dim,
+// Every path takes q, k, v, o, lse, the softmax scale and the dims (batch, heads, kv_heads, seq_q, seq_kv, head_dim,
 // causal); the wgmma path also the TMA descriptors of q, k and v. head_dim and causal are compile-time (KT_DIM_*), so a variant carries only the code
 // of its own head size and mask; the lengths are read at run time.
 #include "kernels/common/cuda_common.cuh"

@@ -8,10 +8,13 @@
 //   o    [batch, heads,    seq_q,  head_dim] (output)
 //   lse  [batch, heads,    seq_q]            (output, always fp32): the natural-log log-sum-exp of
 //        each row of scaled scores, what a backward pass needs to recompute the softmax.
+//   scale [1]                                (input, always fp32): the softmax scale, read at run
+//        time; callers pass 1/sqrt(head_dim) in the usual case. ktune's problems draw it from
+//        [0.5, 1.5] / sqrt(head_dim), so a kernel that ignores it fails verification.
 // q, k, v and o are in the problem's precision (fp32, fp16 or bf16); scores, softmax and sums in fp32.
 //
 // Grouped-query attention: head h reads kv head h / (heads / kv_heads); kv_heads = 0 means as
-// many as heads (plain multi-head attention). The softmax scale is 1/sqrt(head_dim).
+// many as heads (plain multi-head attention).
 // Causal masking is aligned to the bottom right, as in FlashAttention 2 and KV-cache decoding:
 // query i sees key j when j <= i + seq_kv - seq_q. A query that sees no key (seq_q > seq_kv)
 // gets O = 0 and lse = +inf, so that exp(score - lse) is 0 in a backward pass.

@@ -52,8 +52,8 @@ __device__ __forceinline__ float (&flat(float (&tiles)[TILES][4]))[TILES * 4] {
 extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
     flash_attention_kernel(const kt::attention::T* __restrict__ q, const kt::attention::T* __restrict__ k,
                            const kt::attention::T* __restrict__ v, kt::attention::T* __restrict__ o,
-                           float* __restrict__ lse, long long, long long heads, long long kv_heads, long long seq_q,
-                           long long seq_kv, long long, long long) {
+                           float* __restrict__ lse, const float* __restrict__ scale, long long, long long heads,
+                           long long kv_heads, long long seq_q, long long seq_kv, long long, long long) {
   using namespace kt::attention;
   using kt::mma::ldmatrix_x4;
   using kt::mma::ldmatrix_x4_trans;
@@ -91,7 +91,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
     kt::mma::commit_copies();
   }
 
-  const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(D));
+  const float scale_log2 = 1.4426950408889634f * *scale;
   unsigned q_frag[kMTiles][kKSteps][4];
   float out[kMTiles][kOutTiles][4];
   float row_max[kMTiles][2], row_sum[kMTiles][2];  // rows lane/4 and lane/4 + 8 of each m16 tile

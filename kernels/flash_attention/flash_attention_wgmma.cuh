@@ -100,8 +100,9 @@ __device__ __forceinline__ void issue_values(float (&out)[D / 2], const unsigned
 extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, kt::attention::kBlocksPerSm)
     flash_attention_kernel(const kt::attention::T* __restrict__, const kt::attention::T* __restrict__,
                            const kt::attention::T* __restrict__, kt::attention::T* __restrict__ o,
-                           float* __restrict__ lse, long long, long long heads, long long kv_heads, long long seq_q,
-                           long long seq_kv, long long, long long, const __grid_constant__ kt::hopper::TensorMap tma_q,
+                           float* __restrict__ lse, const float* __restrict__ scale, long long, long long heads,
+                           long long kv_heads, long long seq_q, long long seq_kv, long long, long long,
+                           const __grid_constant__ kt::hopper::TensorMap tma_q,
                            const __grid_constant__ kt::hopper::TensorMap tma_k,
                            const __grid_constant__ kt::hopper::TensorMap tma_v) {
   using namespace kt::attention;
@@ -160,7 +161,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, kt::attent
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   const long long row_base = i0 + consumer * 64 + warp * 16 + lane / 4;  // rows row_base and row_base + 8
   const long long unmasked = len.keys_visible(i0);  // blocks of keys the first row sees in full need no mask
-  const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(D));
+  const float scale_log2 = 1.4426950408889634f * *scale;
 
   float out[D / 2];  // m64nD accumulator: column pairs 8j + 2(lane % 4) of rows row_base, row_base + 8
 #pragma unroll

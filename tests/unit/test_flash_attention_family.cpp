@@ -38,17 +38,36 @@ TEST(FlashAttentionFamily, EqualScoresAverageTheValuesVisible) {
   EXPECT_DOUBLE_EQ(t[4][1], std::log(3.0));
 }
 
-TEST(FlashAttentionFamily, ScoresAreScaledByOneOverSqrtHeadDim) {
-  // head_dim 4: scale 1/2. q·k = 8 for key 0 and 0 for key 1: weights e^4 and 1.
+TEST(FlashAttentionFamily, ScoresAreScaledByTheScaleInput) {
+  // q·k = 8 for key 0 and 0 for key 1: weights e^(8 scale) and 1, for the usual scale
+  // 1/sqrt(head_dim) = 1/2 and for another.
   const Problem problem = problem_of({{"batch", 1}, {"heads", 1}, {"seq_q", 1}, {"seq_kv", 2}, {"head_dim", 4}});
-  HostTensors t = family().make_inputs(problem, 1);
-  t[0] = {2, 2, 2, 2};
-  t[1] = {1, 1, 1, 1, 0, 0, 0, 0};
-  t[2] = {1, 1, 1, 1, 0, 0, 0, 0};
-  family().reference(problem, t);
-  const double w = std::exp(4.0) / (std::exp(4.0) + 1.0);
-  for (int d = 0; d < 4; ++d) EXPECT_NEAR(t[3][d], w, 1e-15);
-  EXPECT_NEAR(t[4][0], std::log(std::exp(4.0) + 1.0), 1e-14);
+  for (const double scale : {0.5, 0.125}) {
+    HostTensors t = family().make_inputs(problem, 1);
+    t[0] = {2, 2, 2, 2};
+    t[1] = {1, 1, 1, 1, 0, 0, 0, 0};
+    t[2] = {1, 1, 1, 1, 0, 0, 0, 0};
+    t[5] = {scale};
+    family().reference(problem, t);
+    const double w = std::exp(8 * scale) / (std::exp(8 * scale) + 1.0);
+    for (int d = 0; d < 4; ++d) EXPECT_NEAR(t[3][d], w, 1e-15);
+    EXPECT_NEAR(t[4][0], std::log(std::exp(8 * scale) + 1.0), 1e-14);
+  }
+}
+
+TEST(FlashAttentionFamily, ProblemsDrawTheScaleAroundOneOverSqrtHeadDim) {
+  // Never exactly the default, so a kernel that hard-codes 1/sqrt(head_dim) fails verification.
+  const Problem problem = problem_of({{"head_dim", 64}});
+  const auto spec = family().tensors(problem)[5];
+  EXPECT_EQ(spec.name, "scale");
+  EXPECT_FALSE(spec.is_output);
+  EXPECT_EQ(spec.precision(problem), Precision::fp32);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const double scale = family().make_inputs(problem, seed)[5][0];
+    EXPECT_GE(scale, 0.5 / 8);
+    EXPECT_LE(scale, 1.5 / 8);
+    EXPECT_NE(scale, 1.0 / 8);
+  }
 }
 
 TEST(FlashAttentionFamily, RowsThatSeeNoKeyAreZeroWithInfiniteLse) {
@@ -60,7 +79,7 @@ TEST(FlashAttentionFamily, RowsThatSeeNoKeyAreZeroWithInfiniteLse) {
   EXPECT_EQ(t[3], (std::vector<double>{0, 0, 7}));
   EXPECT_TRUE(std::isinf(t[4][0]) && t[4][0] > 0);
   EXPECT_TRUE(std::isinf(t[4][1]) && t[4][1] > 0);
-  EXPECT_NEAR(t[4][2], t[0][2] * t[1][0], 1e-15);  // one key: lse is its score
+  EXPECT_NEAR(t[4][2], t[0][2] * t[1][0] * t[5][0], 1e-15);  // one key: lse is its scaled score
 }
 
 TEST(FlashAttentionFamily, GroupedQueryHeadsShareTheirKvHead) {
