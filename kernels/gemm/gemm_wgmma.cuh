@@ -73,14 +73,22 @@ using kt::hopper::tile_descriptor;
 using kt::hopper::tma_load;
 using kt::hopper::TensorMap;
 
-// Tile t of the grid in grouped order: KT_GROUP_M tile rows at a time, column after column.
-__device__ __forceinline__ void tile_coordinates(long long t, long long tiles_m, long long tiles_n, long long& tile_m,
-                                                 long long& tile_n) {
+// The tile of block `rank` of a cluster in cluster tile t: cluster tiles (kClusterM tile rows
+// by one tile column) in grouped order, KT_GROUP_M cluster rows at a time, column after column.
+__device__ __forceinline__ void tile_coordinates(long long t, long long cluster_rows, long long tiles_n,
+                                                 unsigned rank, long long& tile_m, long long& tile_n) {
   const long long group_size = static_cast<long long>(KT_GROUP_M) * tiles_n;
   const long long first_m = t / group_size * KT_GROUP_M;
-  const long long rows_in_group = min(tiles_m - first_m, static_cast<long long>(KT_GROUP_M));
-  tile_m = first_m + (t % group_size) % rows_in_group;
+  const long long rows_in_group = min(cluster_rows - first_m, static_cast<long long>(KT_GROUP_M));
+  tile_m = (first_m + (t % group_size) % rows_in_group) * kClusterM + rank;
   tile_n = (t % group_size) / rows_in_group;
+}
+
+__device__ __forceinline__ void advance(int& stage, unsigned& phase) {
+  if (++stage == kStages) {
+    stage = 0;
+    phase ^= 1;
+  }
 }
 
 // What the end of a tile does with a thread's accumulator pairs.
@@ -170,8 +178,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       unsigned phase = 0;
       for (long long t = first_tile; t < tiles; t += tile_step) {
         long long tile_m, tile_n;
-        tile_coordinates(t, cluster_rows, tiles_n, tile_m, tile_n);
-        tile_m = tile_m * kClusterM + rank;
+        tile_coordinates(t, cluster_rows, tiles_n, rank, tile_m, tile_n);
         for (int slice = first_slice; slice < end_slice; ++slice) {
           barrier_wait(&empty[stage], phase ^ 1);  // a fresh barrier counts as released
           // The whole B slice arrives here: this block's half and its partner's multicast.
@@ -183,10 +190,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
             tma_load(b_part, &tma_b, slice * BK, b_row, &full[stage]);
           else
             kt::hopper::tma_load_multicast(b_part, &tma_b, slice * BK, b_row, &full[stage], (1u << kClusterM) - 1);
-          if (++stage == kStages) {
-            stage = 0;
-            phase ^= 1;
-          }
+          advance(stage, phase);
         }
       }
     }
@@ -204,8 +208,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
   unsigned phase = 0;
   for (long long t = first_tile; t < tiles; t += tile_step) {
     long long tile_m, tile_n;
-    tile_coordinates(t, cluster_rows, tiles_n, tile_m, tile_n);
-    tile_m = tile_m * kClusterM + rank;
+    tile_coordinates(t, cluster_rows, tiles_n, rank, tile_m, tile_n);
     float acc[kMTiles][BN / 2];
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i)
@@ -236,10 +239,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
             else
               kt::hopper::barrier_arrive_in_block(&empty[stage], block);
       }
-      if (++stage == kStages) {
-        stage = 0;
-        phase ^= 1;
-      }
+      advance(stage, phase);
     }
 
     const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
