@@ -66,6 +66,17 @@ struct BestMeasurement {
   std::string git_commit;
 };
 
+// What Store::merge_from added: new devices, runs, measurements and bench history, and the
+// source's measurements this database already had (same device, kernel, problem and config).
+struct MergeCounts {
+  std::int64_t devices = 0;
+  std::int64_t runs = 0;
+  std::int64_t measurements = 0;
+  std::int64_t measurements_already_present = 0;
+  std::int64_t bench_runs = 0;
+  std::int64_t bench_results = 0;
+};
+
 class Store {
  public:
   // Opens or creates the database and applies pending migrations. Throws InputError naming the
@@ -113,6 +124,10 @@ class Store {
   std::vector<BestMeasurement> best_measurements(const std::string& family = "");
   // Families that have at least one measurement.
   std::vector<std::string> measured_families();
+
+  // Folds another ktune database into this one (store_merge.cpp), in one transaction; the
+  // source is only read. InputError when it is missing, this database, or not a ktune database.
+  MergeCounts merge_from(const std::filesystem::path& source);
 
   // Bench history (bench_history_store.cpp). Each result is stored in its own transaction.
   std::int64_t begin_bench_run(const BenchRunInfo& run, std::int64_t device_id);

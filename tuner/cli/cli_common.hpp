@@ -65,6 +65,7 @@ void register_bench(CLI::App& app, CommonOptions& common, Action& action);
 void register_compare(CLI::App& app, CommonOptions& common, Action& action);
 void register_report(CLI::App& app, CommonOptions& common, Action& action);
 void register_replay(CLI::App& app, CommonOptions& common, Action& action);
+void register_db(CLI::App& app, CommonOptions& common, Action& action);
 void register_worker(CLI::App& app, Action& action);
 
 }  // namespace ktune::cli

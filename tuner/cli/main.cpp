@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   ktune::cli::register_compare(app, common, action);
   ktune::cli::register_report(app, common, action);
   ktune::cli::register_replay(app, common, action);
+  ktune::cli::register_db(app, common, action);
   ktune::cli::register_worker(app, action);
 
   bool json_requested = std::find(common.argv.begin(), common.argv.end(), "--json") != common.argv.end();

@@ -1,0 +1,180 @@
+// Store::merge_from: results gathered apart (offline clusters, separate machines) folded into
+// one database. The source is never written: a consistent snapshot of it (SQLite's backup API,
+// which also takes what its WAL holds) is migrated to this binary's schema in a temporary file
+// and attached. Rows are matched by their natural keys, never by id: devices by fingerprint,
+// kernels by (family, backend, source hash), problems by (family, key), runs and bench runs by
+// when, where and how they ran. A measurement this database already has for the same device,
+// kernel, problem and config is kept ("measured once"), so merging twice adds nothing.
+#include <unistd.h>
+
+#include <atomic>
+
+#include "db/store_impl.hpp"
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+using store_detail::exec;
+using store_detail::quoted;
+
+// A file in the temporary directory, removed (with its WAL and shared-memory files) at the end.
+struct TemporaryDatabase {
+  fs::path path;
+  TemporaryDatabase() {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() /
+           ("ktune-merge-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db");
+  }
+  ~TemporaryDatabase() {
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix, ignored);
+  }
+};
+
+// Copies `source` (opened read-only) into `copy` with SQLite's online backup.
+void snapshot(const fs::path& source, const fs::path& copy) {
+  sqlite3* from = nullptr;
+  sqlite3* to = nullptr;
+  int rc = sqlite3_open_v2(source.c_str(), &from, SQLITE_OPEN_READONLY, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_open_v2(copy.c_str(), &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_timeout(from, store_detail::kBusyTimeoutMs);
+    sqlite3_backup* backup = sqlite3_backup_init(to, "main", from, "main");
+    if (!backup) {
+      rc = sqlite3_errcode(to);
+    } else {
+      rc = sqlite3_backup_step(backup, -1);
+      sqlite3_backup_finish(backup);
+      rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+  }
+  const std::string why = rc == SQLITE_OK ? "" : sqlite3_errstr(rc);
+  sqlite3_close_v2(from);
+  sqlite3_close_v2(to);
+  if (rc != SQLITE_OK) throw InputError("database " + quoted(source) + ": cannot be read (" + why + ")");
+}
+
+// Natural-key joins from a source row's ids to this database's ids.
+constexpr const char* kMapIds = R"sql(
+CREATE TEMP TABLE merge_ids (kind TEXT NOT NULL, source_id INTEGER NOT NULL, id INTEGER NOT NULL,
+                             PRIMARY KEY (kind, source_id));
+INSERT INTO merge_ids SELECT 'device', s.id, d.id FROM src.devices s JOIN main.devices d USING (fingerprint);
+INSERT INTO merge_ids SELECT 'kernel', s.id, k.id FROM src.kernels s
+  JOIN main.kernels k ON k.family = s.family AND k.backend = s.backend AND k.source_hash = s.source_hash;
+INSERT INTO merge_ids SELECT 'problem', s.id, p.id FROM src.problems s
+  JOIN main.problems p ON p.family = s.family AND p.key = s.key;
+)sql";
+
+// A source run as this database's ids: the same run when it was merged before.
+constexpr const char* kSourceRuns = R"sql(
+  SELECT r.*, d.id AS to_device, k.id AS to_kernel, p.id AS to_problem FROM src.runs r
+  JOIN merge_ids d ON d.kind = 'device' AND d.source_id = r.device_id
+  JOIN merge_ids k ON k.kind = 'kernel' AND k.source_id = r.kernel_id
+  JOIN merge_ids p ON p.kind = 'problem' AND p.source_id = r.problem_id
+)sql";
+constexpr const char* kSameRun = R"sql(
+  x.started_at = r.started_at AND x.hostname = r.hostname AND x.command = r.command AND x.argv = r.argv
+  AND x.device_id = r.to_device AND x.kernel_id = r.to_kernel AND x.problem_id = r.to_problem
+)sql";
+constexpr const char* kSourceBenchRuns = R"sql(
+  SELECT b.*, d.id AS to_device FROM src.bench_runs b JOIN merge_ids d ON d.kind = 'device' AND d.source_id = b.device_id
+)sql";
+constexpr const char* kSameBenchRun = R"sql(
+  x.started_at = b.started_at AND x.hostname = b.hostname AND x.argv = b.argv AND x.suite = b.suite
+  AND x.device_id = b.to_device
+)sql";
+
+}  // namespace
+
+MergeCounts Store::merge_from(const fs::path& source) {
+  Impl& self = Impl::of(impl_);
+  std::error_code error;
+  if (!fs::is_regular_file(source, error)) throw InputError("database " + quoted(source) + ": no such file");
+  if (fs::equivalent(source, self.path, error)) throw InputError("database " + quoted(source) + " is the one merged into");
+
+  TemporaryDatabase copy;
+  snapshot(source, copy.path);
+  try {
+    Store::open(copy.path);  // a ktune database? then migrated to this schema; closed again here
+  } catch (const InputError& e) {
+    std::string why = e.what();
+    const std::string copy_name = quoted(copy.path);
+    if (const auto at = why.find(copy_name); at != std::string::npos) why.replace(at, copy_name.size(), quoted(source));
+    throw InputError(why);
+  }
+
+  auto count = [&](const std::string& sql) {
+    store_detail::Statement statement(self.db, sql, self.path);
+    return statement.step() ? statement.int64(0) : 0;
+  };
+  auto run = [&](const std::string& sql) {
+    exec(self.db, sql, self.path);
+    return static_cast<std::int64_t>(sqlite3_changes(self.db));
+  };
+
+  MergeCounts counts;
+  exec(self.db, "ATTACH DATABASE " + quoted(copy.path) + " AS src", self.path);
+  try {
+    auto transaction = self.transaction();
+    const std::int64_t devices_before = count("SELECT count(*) FROM main.devices");
+    run("INSERT INTO main.devices (fingerprint, backend, name, vendor, architecture, limits, properties, first_seen, last_seen) "
+        "SELECT fingerprint, backend, name, vendor, architecture, limits, properties, first_seen, last_seen "
+        "FROM src.devices WHERE true ON CONFLICT (fingerprint) DO UPDATE SET "
+        "first_seen = min(devices.first_seen, excluded.first_seen), last_seen = max(devices.last_seen, excluded.last_seen)");
+    counts.devices = count("SELECT count(*) FROM main.devices") - devices_before;
+    run("INSERT OR IGNORE INTO main.kernels (family, backend, source_hash, first_seen) "
+        "SELECT family, backend, source_hash, first_seen FROM src.kernels");
+    run("INSERT OR IGNORE INTO main.problems (family, key, dims, precision) SELECT family, key, dims, precision FROM src.problems");
+    exec(self.db, kMapIds, self.path);
+
+    counts.runs = run(std::string("INSERT INTO main.runs (started_at, finished_at, status, command, ktune_version, git_commit, "
+                                  "argv, hostname, strategy, seed, device_id, kernel_id, problem_id) "
+                                  "SELECT started_at, finished_at, status, command, ktune_version, git_commit, argv, hostname, "
+                                  "strategy, seed, to_device, to_kernel, to_problem FROM (") +
+                      kSourceRuns + ") r WHERE NOT EXISTS (SELECT 1 FROM main.runs x WHERE " + kSameRun + ")");
+    run(std::string("INSERT INTO merge_ids SELECT 'run', r.id, (SELECT min(x.id) FROM main.runs x WHERE ") + kSameRun +
+        ") FROM (" + kSourceRuns + ") r");
+    const std::int64_t source_measurements = count("SELECT count(*) FROM src.measurements");
+    counts.measurements = run(
+        "INSERT OR IGNORE INTO main.measurements (run_id, device_id, kernel_id, problem_id, config_key, config, outcome, "
+        "message, median_ns, min_ns, max_ns, mean_ns, stddev_ns, rel_stddev, sample_count, samples, error, compile_ms, "
+        "environment, measured_at) "
+        "SELECT r.id, d.id, k.id, p.id, m.config_key, m.config, m.outcome, m.message, m.median_ns, m.min_ns, m.max_ns, "
+        "m.mean_ns, m.stddev_ns, m.rel_stddev, m.sample_count, m.samples, m.error, m.compile_ms, m.environment, "
+        "m.measured_at FROM src.measurements m "
+        "JOIN merge_ids r ON r.kind = 'run' AND r.source_id = m.run_id "
+        "JOIN merge_ids d ON d.kind = 'device' AND d.source_id = m.device_id "
+        "JOIN merge_ids k ON k.kind = 'kernel' AND k.source_id = m.kernel_id "
+        "JOIN merge_ids p ON p.kind = 'problem' AND p.source_id = m.problem_id");
+    counts.measurements_already_present = source_measurements - counts.measurements;
+
+    counts.bench_runs = run(std::string("INSERT INTO main.bench_runs (started_at, finished_at, status, ktune_version, "
+                                        "git_commit, argv, hostname, device_id, suite, repetitions, context) "
+                                        "SELECT started_at, finished_at, status, ktune_version, git_commit, argv, hostname, "
+                                        "to_device, suite, repetitions, context FROM (") +
+                            kSourceBenchRuns + ") b WHERE NOT EXISTS (SELECT 1 FROM main.bench_runs x WHERE " +
+                            kSameBenchRun + ")");
+    run(std::string("INSERT INTO merge_ids SELECT 'bench_run', b.id, (SELECT min(x.id) FROM main.bench_runs x WHERE ") +
+        kSameBenchRun + ") FROM (" + kSourceBenchRuns + ") b");
+    counts.bench_results = run(
+        "INSERT OR IGNORE INTO main.bench_results (bench_run_id, name, role, kernel_id, problem_id, config, config_source, "
+        "baseline_name, outcome, message, repetitions_ns, median_ns, min_ns, max_ns, bytes, flops, error, measured_at) "
+        "SELECT b.id, s.name, s.role, k.id, p.id, s.config, s.config_source, s.baseline_name, s.outcome, s.message, "
+        "s.repetitions_ns, s.median_ns, s.min_ns, s.max_ns, s.bytes, s.flops, s.error, s.measured_at FROM src.bench_results s "
+        "JOIN merge_ids b ON b.kind = 'bench_run' AND b.source_id = s.bench_run_id "
+        "JOIN merge_ids k ON k.kind = 'kernel' AND k.source_id = s.kernel_id "
+        "JOIN merge_ids p ON p.kind = 'problem' AND p.source_id = s.problem_id");
+    exec(self.db, "DROP TABLE temp.merge_ids", self.path);
+    transaction.commit();
+  } catch (...) {
+    sqlite3_exec(self.db, "DROP TABLE IF EXISTS temp.merge_ids", nullptr, nullptr, nullptr);
+    sqlite3_exec(self.db, "DETACH DATABASE src", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec(self.db, "DETACH DATABASE src", self.path);
+  self.statements.clear();  // statements prepared while src was attached may refer to it
+  return counts;
+}
+
+}  // namespace ktune
