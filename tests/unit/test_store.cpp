@@ -415,6 +415,54 @@ TEST_F(StoreTest, BestMeasurementsPicksLowestOkMedian) {
   EXPECT_EQ(store.measured_families(), (std::vector<std::string>{"rmsnorm", "softmax"}));
 }
 
+// Ids differ between databases; merging matches devices, kernels, problems and runs by what they
+// are, keeps the first result of a config measured in both, and adds nothing the second time.
+TEST_F(StoreTest, MergeMatchesRowsByNaturalKeysAndKeepsTheFirstResult) {
+  const fs::path into = dir_ / "into.db", source = dir_ / "source.db";
+  {
+    Store store = Store::open(into);
+    const Target t = make_target(store);
+    for (int i = 0; i < 5; ++i)
+      store.record_measurement(t.run, t.device, t.kernel, t.problem, make_config(i), ok_result({100.0 + i}));
+  }
+  {
+    Store store = Store::open(source);
+    // Another device and problem first, so the shared ones get other ids here.
+    const std::int64_t other_device = store.upsert_device(cpu_device("cpu:other-machine"));
+    const std::int64_t kernel = store.upsert_kernel("rmsnorm", "cpu", "hash-rmsnorm");
+    const std::int64_t other_problem = store.upsert_problem(make_problem(8, 8));
+    const std::int64_t other_run = store.begin_run(run_info(), other_device, kernel, other_problem);
+    store.record_measurement(other_run, other_device, kernel, other_problem, make_config(1), ok_result({7.0}));
+    const Target t = make_target(store);
+    for (int i = 3; i < 8; ++i)
+      store.record_measurement(t.run, t.device, t.kernel, t.problem, make_config(i), ok_result({10.0 + i}));
+  }
+  const std::string source_bytes = read_bytes(source);
+
+  Store store = Store::open(into);
+  const MergeCounts counts = store.merge_from(source);
+  EXPECT_EQ(counts.devices, 1);
+  EXPECT_EQ(counts.runs, 2);
+  EXPECT_EQ(counts.measurements, 4);  // configs 5, 6, 7 and the other machine's
+  EXPECT_EQ(counts.measurements_already_present, 2);  // configs 3 and 4
+  const Target t = make_target(store);
+  const auto shared = store.load_measurements(t.device, t.kernel, t.problem);
+  ASSERT_EQ(shared.size(), 8u);
+  EXPECT_DOUBLE_EQ(shared.at(make_config(3).key()).result.stats.median_ns, 103.0);  // the first result
+  EXPECT_DOUBLE_EQ(shared.at(make_config(7).key()).result.stats.median_ns, 17.0);
+  const auto best = store.best_measurements("rmsnorm");
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].device.fingerprint, "cpu:other-machine");
+  EXPECT_DOUBLE_EQ(best[0].stats.median_ns, 7.0);
+
+  const MergeCounts again = store.merge_from(source);
+  EXPECT_EQ(again.devices + again.runs + again.measurements, 0);
+  EXPECT_EQ(again.measurements_already_present, 6);
+  EXPECT_TRUE(read_bytes(source) == source_bytes) << "the source was written";
+  EXPECT_THROW(store.merge_from(dir_ / "missing.db"), InputError);
+  EXPECT_THROW(store.merge_from(into), InputError);
+}
+
 TEST_F(StoreTest, MovedStoreKeepsWorking) {
   Store first = Store::open(dir_ / "a.db");
   Store moved = std::move(first);
