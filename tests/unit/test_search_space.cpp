@@ -143,6 +143,12 @@ TEST(SearchSpace, DerivedValuesThatLoopOrShadowAParameterAreInputErrors) {
   expect_error(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "a", "values": [1]}],
                    "derived": {"x": "y + 1", "y": "x * a"}, "constraints": ["x > 0"]})",
                "refer to themselves");
+  nlohmann::json doubling = nlohmann::json::parse(R"({"family": "f", "backend": "cpu",
+                                                      "parameters": [{"name": "a", "values": [1]}], "constraints": ["d0 > 0"]})");
+  for (int i = 0; i < 40; ++i)
+    doubling["derived"]["d" + std::to_string(i)] = "d" + std::to_string(i + 1) + " + d" + std::to_string(i + 1);
+  doubling["derived"]["d40"] = "a";
+  expect_error(doubling.dump().c_str(), "expand past");
   expect_error(R"({"family": "f", "backend": "cpu", "parameters": [{"name": "a", "values": [1]}],
                    "derived": {"a": "2"}})",
                "bad.json.derived.a: a parameter has this name");

@@ -110,10 +110,16 @@ std::vector<std::pair<std::string, std::string>> read_expression_texts(const nlo
 // keep no order, so none is assumed); a name that leads back to itself is an InputError.
 std::string resolve_names(const std::string& text, const std::vector<std::pair<std::string, std::string>>& named,
                           const std::string& where) {
+  // Names used twice double the text at each level: a chain of them is cut off, not followed
+  // until memory runs out.
+  constexpr std::size_t kMaxLength = 1 << 16;
   std::string resolved = text;
   for (std::size_t round = 0; round <= named.size(); ++round) {
     std::string next = inline_names(resolved, named);
     if (next == resolved) return resolved;
+    if (next.size() > kMaxLength)
+      throw InputError(where + ": its derived and launch values expand past " + std::to_string(kMaxLength) +
+                       " characters");
     resolved = std::move(next);
   }
   throw InputError(where + ": its derived or launch values refer to themselves");
