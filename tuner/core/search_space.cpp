@@ -192,10 +192,11 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
     if (is_parameter(name)) throw InputError(where + ".derived." + name + ": a parameter has this name");
     named.emplace_back(name, text);
   }
-  for (const auto& [name, text] : launch) {
-    const bool clash = std::any_of(derived.begin(), derived.end(), [&](const auto& entry) { return entry.first == name; });
+  for (const auto& entry : launch) {
+    const std::string& name = entry.first;  // not a structured binding: lambdas capture it
+    const bool clash = std::any_of(derived.begin(), derived.end(), [&](const auto& other) { return other.first == name; });
     if (clash) throw InputError(where + ".launch." + name + ": also the name of a derived value");
-    if (!is_parameter(name)) named.emplace_back(name, text);
+    if (!is_parameter(name)) named.push_back(entry);
   }
   for (const auto& [name, text] : derived)  // a bad one is reported even if nothing reads it
     Expression::parse(resolve_names(text, named, where + ".derived." + name), where + ".derived." + name);
