@@ -173,7 +173,6 @@ MergeCounts Store::merge_from(const fs::path& source) {
     throw;
   }
   exec(self.db, "DETACH DATABASE src", self.path);
-  self.statements.clear();  // statements prepared while src was attached may refer to it
   return counts;
 }
 

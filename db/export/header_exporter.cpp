@@ -292,6 +292,12 @@ std::string shape_initializer(const Problem& problem, const std::vector<std::str
   return out + "}";
 }
 
+// The launch resources of an entry; none (zeros) for one that has no GPU kernel.
+EntryResources resources_of(const BestMeasurement& entry, const ExportFamily& input) {
+  const auto found = input.resources.find(entry.measurement_id);
+  return found == input.resources.end() ? EntryResources{} : found->second;
+}
+
 std::string render_entry(const BestMeasurement& entry, const ExportFamily& input,
                          const std::vector<FieldType>& types) {
   const std::string where = entry_label(entry);
@@ -303,8 +309,7 @@ std::string render_entry(const BestMeasurement& entry, const ExportFamily& input
          ", .precision = " + cpp_string(to_string(entry.problem.precision)) + ",\n";
   out += "     .shape = " + shape_initializer(entry.problem, input.dim_names) + ",\n";
   out += "     .config = " + config_initializer(entry.config, input, types, where) + ",\n";
-  const auto found = input.resources.find(entry.measurement_id);
-  const EntryResources resources = found == input.resources.end() ? EntryResources{} : found->second;
+  const EntryResources resources = resources_of(entry, input);
   out += "     .shared_bytes = " + cpp_int(resources.shared_bytes) + ", .threads = " + cpp_int(resources.threads) + ",\n";
   out += "     .median_ns = " + cpp_double(entry.stats.median_ns, where + " median") +
          ", .measured_at = " + cpp_string(entry.measured_at) +
@@ -722,8 +727,8 @@ nlohmann::json render_json(const ExportFamily& input, const std::string& generat
         {"precision", std::string(to_string(entry->problem.precision))},
         {"shape", shape},
         {"config", entry->config.to_json()},
-        {"shared_bytes", input.resources.count(entry->measurement_id) ? input.resources.at(entry->measurement_id).shared_bytes : 0},
-        {"threads", input.resources.count(entry->measurement_id) ? input.resources.at(entry->measurement_id).threads : 0},
+        {"shared_bytes", resources_of(*entry, input).shared_bytes},
+        {"threads", resources_of(*entry, input).threads},
         {"stats", entry->stats.to_json()},
         {"error", entry->error < 0 ? nlohmann::json(nullptr) : nlohmann::json(entry->error)},
         {"source_hash", entry->source_hash},
