@@ -56,6 +56,21 @@ std::string best_available_backend() {
   return "cpu";
 }
 
+int device_count(const std::string& backend) {
+  require_backend_built(backend);
+  if (backend == "cpu") return 1;
+#ifdef KTUNE_HAVE_CUDA
+  if (backend == "cuda") {
+    try {
+      int count = 0;
+      if (CudaDriver::get().cuDeviceGetCount(&count) == CUDA_SUCCESS) return count;
+    } catch (const BackendUnavailable&) {
+    }
+  }
+#endif
+  return 0;
+}
+
 bool has_implementation(const KernelFamily& family, const std::string& backend) {
   if (!backend_built(backend)) return false;
   if (backend == "cpu") return family.cpu_kernel() != nullptr;

@@ -19,6 +19,9 @@ void require_backend_built(const std::string& name);
 // The backend `ktune tune` uses when none is given: the first GPU backend with a device,
 // else the CPU.
 std::string best_available_backend();
+// How many devices the backend finds on this host, asked in-process (no kernel runs, no context
+// is created): 1 for the CPU, the driver's count for CUDA, 0 when the driver is absent.
+int device_count(const std::string& backend);
 // Whether the family has an implementation for `backend` in this build.
 bool has_implementation(const KernelFamily& family, const std::string& backend);
 // Hash of the family's source for `backend`; InputError when the family has no implementation

@@ -14,6 +14,7 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/export_tuned.hpp"
+#include "tuner/tune/tune_devices.hpp"
 #include "tuner/tune/tune_session.hpp"
 
 namespace ktune::cli {
@@ -46,6 +47,7 @@ struct TuneOptions {
   bool compile_only = false;
   bool fast_compile = false;
   std::string arch;
+  std::string devices;
 };
 
 void print_summary(const TuneSummary& s, const std::string& header) {
@@ -60,6 +62,8 @@ void print_summary(const TuneSummary& s, const std::string& header) {
            noise + " noise), " + format_rate(s.bytes / seconds, "B") + ", " + format_rate(s.flops / seconds, "FLOP");
   };
   std::cout << s.family << " on " << s.backend << " (" << s.device.name << ", " << s.device.architecture << ")\n";
+  if (s.devices.size() > 1) line("devices", join_names(s.devices));
+  for (const auto& loss : s.lost) line("lost", loss);
   line("problem", s.problem.describe());
   line("space", std::to_string(s.space_valid) + " valid of " + std::to_string(s.space_total) + " (" +
                     s.space_file.filename().string() + ")");
@@ -183,32 +187,34 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
 
   if (options.compile_only) return run_compile_only_command(options, request, kernels, common);
 
+  TuneDevices devices(backend, parse_device_list(options.devices.empty() ? "0" : options.devices, backend,
+                                                 device_count(backend)));
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> failed_kernels;  // no config ran correctly
   bool interrupted = false;
   for (const auto& kernel : kernels) {
     request.family = kernel;
     ProgressLine progress(!common.json);
-    const TuneSummary summary = run_tune(request, progress);
-    std::string header;
-    nlohmann::json json = summary.to_json();
-    // A tune where nothing ran correctly leaves an existing header alone.
-    if (!no_export && summary.best) {
-      Store store = Store::open(request.db);
-      const auto exported = export_tuned_family(store, kernel, backend, options.export_dir);
-      header = exported.header.string();
-      json["header"] = header;
+    const std::vector<TuneSummary> summaries = run_tune(request, devices, progress);
+    for (const TuneSummary& summary : summaries) {  // one per device model
+      std::string header;
+      nlohmann::json json = summary.to_json();
+      // A tune where nothing ran correctly leaves an existing header alone.
+      if (!no_export && summary.best) {
+        Store store = Store::open(request.db);
+        const auto exported = export_tuned_family(store, kernel, backend, options.export_dir);
+        header = exported.header.string();
+        json["header"] = header;
+      }
+      if (!summary.best) failed_kernels.push_back(kernel);
+      if (!common.json) {
+        print_summary(summary, header);
+        if (&kernel != &kernels.back() || &summary != &summaries.back()) std::cout << "\n";
+      }
+      results.push_back(json);
+      interrupted |= summary.interrupted;
     }
-    if (!summary.best) failed_kernels.push_back(kernel);
-    if (!common.json) {
-      print_summary(summary, header);
-      if (&kernel != &kernels.back()) std::cout << "\n";
-    }
-    results.push_back(json);
-    if (summary.interrupted) {
-      interrupted = true;
-      break;
-    }
+    if (interrupted) break;
   }
   if (common.json) print_json(results.size() == 1 && one_kernel_asked(options) ? results[0] : results);
   if (interrupted) return 130;
@@ -292,6 +298,10 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                     "cubins");
   command->add_option("--arch", options->arch, "Target architecture for --compile-only, e.g. sm_90a")
       ->check(non_empty("give a CUDA architecture such as sm_90a"));
+  command->add_option("--devices", options->devices,
+                      "Devices to measure on at once: all, or indices such as 0,2 (default 0). Each gets\n"
+                      "a worker; identical devices share one record, other models are tuned in turn")
+      ->check(non_empty("give all, or device indices such as 0,2"));
   add_common_options(*command, common);
   command->callback([options, &common, &action] {
     action = [options, &common] { return run_tune_command(*options, common); };

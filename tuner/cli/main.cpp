@@ -16,7 +16,7 @@ void request_stop(int signal) {
   // First Ctrl-C: finish the config in flight, record the run as interrupted, export, exit.
   // Second: leave now (results already measured are in the database).
   if (ktune::g_stop_requested.exchange(true)) {
-    ktune::kill_active_worker();
+    ktune::kill_active_workers();
     std::_Exit(128 + signal);
   }
 }

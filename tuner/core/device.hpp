@@ -21,6 +21,7 @@ struct DeviceInfo {
   nlohmann::json properties = nlohmann::json::object();  // everything else worth recording
 
   nlohmann::json to_json() const;
+  static DeviceInfo from_json(const nlohmann::json& json);
 };
 
 }  // namespace ktune

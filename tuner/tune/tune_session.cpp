@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <set>
 #include <thread>
 #include <cstdlib>
 
@@ -16,7 +17,7 @@
 #include "tuner/core/t1_space.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/tune_recording.hpp"
-#include "tuner/worker/worker_client.hpp"
+#include "tuner/tune/evaluation_job.hpp"
 
 #ifndef KTUNE_DEFAULT_SEARCH_SPACE_DIR
 #error "KTUNE_DEFAULT_SEARCH_SPACE_DIR must be defined by the build"
@@ -139,7 +140,9 @@ nlohmann::json TuneSummary::to_json() const {
                         {"seconds", seconds},
                         {"stop_reason", stop_reason},
                         {"interrupted", interrupted},
-                        {"run_id", run_id}};
+                        {"run_id", run_id},
+                        {"devices", devices}};
+  if (!lost.empty()) out["lost"] = lost;
   if (!recorded_files.empty()) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& file : recorded_files) files.push_back(file.string());
@@ -150,58 +153,55 @@ nlohmann::json TuneSummary::to_json() const {
   return out;
 }
 
-TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
+namespace {
+
+// What every device-model tune of one request shares.
+struct TuneInputs {
+  const TuneRequest& request;
+  const KernelFamily& family;
+  const Problem& problem;
+  const SearchSpace& space;
+  const std::filesystem::path& space_file;
+  const std::string& source_hash;
+};
+
+// One tune on the devices of one model: the strategy proposes, the pool measures on every device
+// of the model at once, and each result is recorded as it comes back.
+TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const DeviceInfo& device, Store& store,
+                          TuneObserver& observer) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-
-  const KernelFamily& family = find_family(request.family);
-  require_backend_built(request.backend);
-  if (request.budget && *request.budget == 0) throw InputError("--budget: must be at least 1");
-  if (request.time_limit_s && *request.time_limit_s <= 0) throw InputError("--time-limit: must be positive");
-  const Problem problem = family.make_problem(request.shape, request.precision);
-  const std::string source_hash = kernel_source_hash(family, request.backend);
-  const auto space_file = request.t1_spec.value_or(
-      request.space_file.value_or(default_space_file(family.name(), request.backend)));
-  const SearchSpace space = request.t1_spec ? load_t1_space(space_file) : SearchSpace::load(space_file);
-  if (space.family() != family.name() || space.backend() != request.backend)
-    throw InputError(space_file.string() + ": describes " + space.family() + " on " + space.backend() + ", not " +
-                     family.name() + " on " + request.backend);
-  check_strategy_name(request.strategy);  // before the device is opened
-
-  // The device first: a missing backend or GPU must not leave a new database behind.
-  WorkerClient worker(request.backend, request.device_index);
+  const TuneRequest& request = in.request;
+  const Problem& problem = in.problem;
   TuneSummary summary;
-  summary.family = family.name();
+  summary.family = in.family.name();
   summary.backend = request.backend;
-  summary.device = worker.hello(kHelloTimeoutSeconds);
+  summary.device = device;
   summary.problem = problem;
-  summary.space_file = space_file;
-  summary.bytes = family.byte_count(problem);
-  summary.flops = family.flop_count(problem);
+  summary.space_file = in.space_file;
+  summary.bytes = in.family.byte_count(problem);
+  summary.flops = in.family.flop_count(problem);
 
   // The worker keeps the problem's tensors in its precision plus float64 copies for the reference.
   const double needed_bytes = summary.bytes * (1.0 + 8.0 / element_bytes(problem.precision));
-  if (const auto memory = summary.device.limits.find("memory_bytes");
-      memory != summary.device.limits.end() && needed_bytes > static_cast<double>(memory->second))
+  if (const auto memory = device.limits.find("memory_bytes");
+      memory != device.limits.end() && needed_bytes > static_cast<double>(memory->second))
     throw InputError("--shape: " + problem.describe() + " needs about " +
                      std::to_string(static_cast<long long>(std::ceil(needed_bytes / (1 << 30)))) + " GiB, more than the " +
-                     std::to_string(memory->second >> 30) + " GiB of " + summary.device.name +
+                     std::to_string(memory->second >> 30) + " GiB of " + device.name +
                      "; choose a smaller --shape");
-  const SpaceContext context = make_context(problem, summary.device);
-  const ValidConfigs valid = space.enumerate(context);
+  const SpaceContext context = make_context(problem, device);
+  const ValidConfigs valid = in.space.enumerate(context);
   summary.space_total = valid.total();
   summary.space_valid = valid.size();
   summary.space_seconds = valid.seconds();
   if (valid.size() == 0)
-    throw InputError(space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
-                     " on " + summary.device.name + "; try another --shape or loosen the space's constraints "
+    throw InputError(in.space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
+                     " on " + device.name + "; try another --shape or loosen the space's constraints "
                      "(`ktune space` shows how many configs are valid)");
 
-  // Opened only now: a tune refused above must not leave a new database behind.
-  Store store = Store::open(request.db);
-
-  const auto device_id = store.upsert_device(summary.device);
-  const auto kernel_id = store.upsert_kernel(family.name(), request.backend, source_hash);
+  const auto device_id = store.upsert_device(device);
+  const auto kernel_id = store.upsert_kernel(in.family.name(), request.backend, in.source_hash);
   const auto problem_id = store.upsert_problem(problem);
   RunInfo run{build_info::version, build_info::git_commit, request.argv, host_name(), "tune",
               request.strategy, request.seed};
@@ -211,7 +211,7 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
 
   // The family's default goes first, so every tune reports its speed-up over the default.
   std::optional<std::size_t> default_index;
-  if (space.default_config()) default_index = valid.find(*space.default_config());
+  if (in.space.default_config()) default_index = valid.find(*in.space.default_config());
   auto strategy = make_strategy(request.strategy, valid, request.seed);
   bool default_pending = default_index.has_value();
   auto next_index = [&]() -> std::optional<std::size_t> {
@@ -224,10 +224,14 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     return std::nullopt;
   };
 
-  // GPU variants are compiled ahead on the CPU cores, `lookahead` configs in front of the worker.
-  const auto builder = make_variant_builder(request.backend, family, problem,
-                                            summary.device.properties.value("compile_arch", ""), compile_threads());
-  const std::size_t lookahead = builder ? static_cast<std::size_t>(2 * compile_threads()) : 0;
+  // GPU variants are compiled ahead on the CPU cores, `lookahead` configs in front of the devices.
+  const auto builder = make_variant_builder(request.backend, in.family, problem,
+                                            device.properties.value("compile_arch", ""), compile_threads());
+  EvaluationTask task{request.backend, problem, request.measure, request.config_timeout_s};
+  task.settings.seed = mix_seed(request.seed, problem.key());
+  pool.begin(task, device.fingerprint, builder.get());
+  summary.devices = pool.device_labels_in_use();
+  const std::size_t lookahead = builder ? static_cast<std::size_t>(2 * compile_threads()) + summary.devices.size() : 0;
   std::deque<std::size_t> upcoming;
   auto take_next = [&]() -> std::optional<std::size_t> {
     while (upcoming.size() <= lookahead) {
@@ -243,91 +247,143 @@ TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer) {
     return index;
   };
 
-  TuneRecording recording(valid.parameters(), family.name(), summary.device.name, problem);
-  MeasureSettings settings = request.measure;
-  settings.seed = mix_seed(request.seed, problem.key());
+  TuneRecording recording(valid.parameters(), in.family.name(), device.name, problem);
   const std::size_t planned = request.budget ? std::min(*request.budget, valid.size()) : valid.size();
   observer.started(summary, planned);
 
-  // The time limit is on time spent evaluating configs; reused results count with the time they
-  // took when they were measured, so an identical rerun stops exactly where the first run
-  // stopped and measures nothing new.
-  double spent_seconds = 0;
-  while (true) {
-    if (g_stop_requested.load()) {
-      summary.interrupted = true;
-      summary.stop_reason = "interrupted";
-      break;
-    }
-    if (request.budget && summary.evaluated + summary.reused >= *request.budget) {
-      summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
-      break;
-    }
-    const auto index = take_next();
-    if (!index) {
-      summary.stop_reason = "space exhausted";
-      break;
-    }
-    const Config config = valid.config(*index);
-    EvaluationResult result;
-    // The start-up snapshot first; for a config it lacks, the database again: another tuner of
-    // the same problem on the same database may have measured it meanwhile (one query, far
-    // cheaper than measuring the config twice).
-    auto found = stored.find(config.key());
-    if (found == stored.end())
-      if (auto fresh = store.find_measurement(device_id, kernel_id, problem_id, config.key()))
-        found = stored.emplace(config.key(), std::move(*fresh)).first;
-    const bool retry = found != stored.end() && worth_retrying(found->second.result, request.config_timeout_s);
-    if (found != stored.end() && !retry) {
-      result = found->second.result;
-      ++summary.reused;
-      spent_seconds += result.environment.value("evaluation_seconds", 0.0);
-    } else {
-      if (request.time_limit_s && spent_seconds >= *request.time_limit_s) {
-        summary.stop_reason = "time limit reached";
-        break;
-      }
-      const double evaluation_start = elapsed();
-      VariantBuild build;
-      BuiltVariant built;
-      if (builder) {
-        built = builder->get(*index, config);
-        build = built.build;
-      }
-      build.launch = launch_geometry(space, config, context);
-      if (builder && !built.ok) {
-        result = EvaluationResult{};
-        result.outcome = Outcome::compile_error;
-        result.message = built.log;
-        result.compile_ms = build.compile_ms;
-      } else {
-        result = worker.evaluate(problem, config, build, settings, request.config_timeout_s);
-      }
-      // Preparing the problem in a fresh worker is set-up, not evaluation: time limits leave it out.
-      const double prepare_seconds = worker.last_prepare_seconds();
-      const double evaluation_seconds = elapsed() - evaluation_start - prepare_seconds;
-      result.environment["evaluation_seconds"] = evaluation_seconds;
-      if (prepare_seconds > 0) result.environment["prepare_seconds"] = prepare_seconds;
-      result.environment["config_timeout_s"] = request.config_timeout_s;
-      spent_seconds += evaluation_seconds;
-      result.environment["launch"] = build.launch;  // derived geometry, kept with the result
-      store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, config, result, retry);
-      ++summary.evaluated;
-    }
+  auto visited = [&](std::size_t index, const Config& config, const EvaluationResult& result) {
     ++summary.outcomes[std::string(to_string(result.outcome))];
     if (request.record_dir) recording.add(config, result);
-    strategy->observe(*index, result);
+    strategy->observe(index, result);
     if (better(result, summary.best)) summary.best = ConfigTiming{config, result.stats, result.error};
     if (index == default_index && result.outcome == Outcome::ok)
       summary.default_config = ConfigTiming{config, result.stats, result.error};
     summary.seconds = elapsed();
     observer.visited(summary, planned);
+  };
+
+  // The time limit is on time spent evaluating configs per device; reused results count with the
+  // time they took when they were measured, so an identical rerun stops exactly where the first
+  // run stopped and measures nothing new. N devices do N times the work in the same time.
+  double spent_seconds = 0;
+  std::set<std::string> retried;  // keys of stored results measured again in this run
+  std::uint64_t next_job_id = 1;
+  bool proposing = true;
+  while (true) {
+    // Hand out configs while a device is free; stop proposing once a limit is reached.
+    while (proposing && pool.has_room()) {
+      if (g_stop_requested.load()) {
+        summary.interrupted = true;
+        summary.stop_reason = "interrupted";
+        proposing = false;
+        break;
+      }
+      if (request.budget && summary.evaluated + summary.reused + pool.in_flight() >= *request.budget) {
+        summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
+        proposing = false;
+        break;
+      }
+      const auto index = take_next();
+      if (!index) {
+        summary.stop_reason = "space exhausted";
+        proposing = false;
+        break;
+      }
+      const Config config = valid.config(*index);
+      // The start-up snapshot first; for a config it lacks, the database again: another tuner of
+      // the same problem on the same database may have measured it meanwhile (one query, far
+      // cheaper than measuring the config twice).
+      auto found = stored.find(config.key());
+      if (found == stored.end())
+        if (auto fresh = store.find_measurement(device_id, kernel_id, problem_id, config.key()))
+          found = stored.emplace(config.key(), std::move(*fresh)).first;
+      const bool retry = found != stored.end() && worth_retrying(found->second.result, request.config_timeout_s);
+      if (found != stored.end() && !retry) {
+        ++summary.reused;
+        spent_seconds += found->second.result.environment.value("evaluation_seconds", 0.0);
+        visited(*index, config, found->second.result);
+        continue;
+      }
+      if (request.time_limit_s && spent_seconds / std::max<std::size_t>(1, pool.devices_in_use()) >= *request.time_limit_s) {
+        summary.stop_reason = "time limit reached";
+        proposing = false;
+        break;
+      }
+      if (retry) retried.insert(config.key());
+      pool.submit(EvaluationJob{next_job_id++, *index, config, launch_geometry(in.space, config, context)});
+    }
+    if (pool.in_flight() == 0) {
+      if (!proposing) break;
+      if (pool.devices_in_use() == 0)
+        throw BackendUnavailable("every device of this tune was lost; the results so far are in the database, "
+                                 "and rerunning the tune resumes from them");
+      continue;  // only reused configs so far; propose again
+    }
+    FinishedEvaluation done = pool.wait();
+    EvaluationResult& result = done.result;
+    result.environment["evaluation_seconds"] = done.evaluation_seconds;
+    if (done.prepare_seconds > 0) result.environment["prepare_seconds"] = done.prepare_seconds;
+    result.environment["config_timeout_s"] = request.config_timeout_s;
+    result.environment["launch"] = done.job.launch;  // derived geometry, kept with the result
+    if (summary.devices.size() > 1) result.environment["measured_on"] = done.device;
+    spent_seconds += done.evaluation_seconds;
+    const bool retry = retried.erase(done.job.config.key()) > 0;
+    store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, done.job.config, result, retry);
+    ++summary.evaluated;
+    visited(done.job.index, done.job.config, result);
   }
+  pool.end();
+  summary.lost = pool.losses();
   summary.seconds = elapsed();
   if (request.record_dir) summary.recorded_files = save_recording(recording, *request.record_dir, request.backend, problem);
   run_guard.finish(summary.interrupted ? "interrupted" : "finished");
   observer.finished(summary);
   return summary;
+}
+
+}  // namespace
+
+std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devices, TuneObserver& observer) {
+  const KernelFamily& family = find_family(request.family);
+  require_backend_built(request.backend);
+  if (request.backend != devices.backend())
+    throw InputError("the tune is on " + request.backend + " but its devices are " + devices.backend() + " devices");
+  if (request.budget && *request.budget == 0) throw InputError("--budget: must be at least 1");
+  if (request.time_limit_s && *request.time_limit_s <= 0) throw InputError("--time-limit: must be positive");
+  const Problem problem = family.make_problem(request.shape, request.precision);
+  const std::string source_hash = kernel_source_hash(family, request.backend);
+  const auto space_file = request.t1_spec.value_or(
+      request.space_file.value_or(default_space_file(family.name(), request.backend)));
+  const SearchSpace space = request.t1_spec ? load_t1_space(space_file) : SearchSpace::load(space_file);
+  if (space.family() != family.name() || space.backend() != request.backend)
+    throw InputError(space_file.string() + ": describes " + space.family() + " on " + space.backend() + ", not " +
+                     family.name() + " on " + request.backend);
+  check_strategy_name(request.strategy);  // before the device is opened
+
+  // The devices first: a missing backend or GPU must not leave a new database behind.
+  EvaluationPool& pool = devices.open(kHelloTimeoutSeconds);
+  const std::vector<PoolDevice> all_devices = pool.devices();
+  std::vector<const DeviceInfo*> models;  // one tune per device model, each recorded as its own device
+  for (const auto& fingerprint : pool.fingerprints())
+    for (const auto& device : all_devices)
+      if (device.info.fingerprint == fingerprint) {
+        models.push_back(&device.info);
+        break;
+      }
+  const TuneInputs inputs{request, family, problem, space, space_file, source_hash};
+  // Checked on every model before the database is opened: a tune refused here leaves none behind.
+  for (const DeviceInfo* device : models)
+    if (space.enumerate(make_context(problem, *device)).size() == 0)
+      throw InputError(space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
+                       " on " + device->name + "; try another --shape or loosen the space's constraints "
+                       "(`ktune space` shows how many configs are valid)");
+  Store store = Store::open(request.db);
+  std::vector<TuneSummary> summaries;
+  for (const DeviceInfo* device : models) {
+    summaries.push_back(tune_on_model(inputs, pool, *device, store, observer));
+    if (summaries.back().interrupted) break;
+  }
+  return summaries;
 }
 
 nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch, BuildEffort effort) {

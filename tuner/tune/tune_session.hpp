@@ -1,7 +1,7 @@
 // One tune: a family on a backend for one problem. Builds the constrained space, lets the
 // strategy propose configs, reuses what the database already holds for this device, kernel
-// source, problem and config, evaluates the rest in the worker, and records every result in its
-// own transaction.
+// source, problem and config, evaluates the rest on every device given (a worker per device,
+// and the other ranks' devices in an MPI job), and records every result in its own transaction.
 #pragma once
 
 #include <atomic>
@@ -20,13 +20,13 @@
 #include "tuner/core/device.hpp"
 #include "tuner/core/problem.hpp"
 #include "tuner/core/search_space.hpp"
+#include "tuner/tune/tune_devices.hpp"
 
 namespace ktune {
 
 struct TuneRequest {
   std::string family;
   std::string backend = "cpu";
-  int device_index = 0;
   std::map<std::string, std::int64_t> shape;  // overrides of the family's default dims
   Precision precision = Precision::fp32;
   std::string strategy = "random";
@@ -74,6 +74,8 @@ struct TuneSummary {
   std::int64_t run_id = 0;
   std::filesystem::path space_file;
   std::vector<std::filesystem::path> recorded_files;  // with TuneRequest::record_dir
+  std::vector<std::string> devices;  // the devices that measured, e.g. cuda:0 cuda:1, "rank 1 (2 devices)"
+  std::vector<std::string> lost;     // MPI ranks lost during the tune
 
   nlohmann::json to_json() const;
 };
@@ -109,7 +111,10 @@ std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, co
 // Seconds allowed for opening a device (driver start-up included), apart from per-config limits.
 inline constexpr double kHelloTimeoutSeconds = 120.0;
 
-TuneSummary run_tune(const TuneRequest& request, TuneObserver& observer);
+// Tunes `request` on every device of `devices` at once, one tune per device model: identical
+// devices share their measurements, different models are tuned one after the other and recorded
+// as separate devices. Opens the devices on first use.
+std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devices, TuneObserver& observer);
 
 // Compiles every valid variant for `arch` without a GPU (the constraints see a nominal device
 // of that architecture) and reports {"kernel", "backend", "arch", "problem", "space",

@@ -25,8 +25,24 @@ constexpr std::size_t kStderrTailBytes = 4096;
 // for the largest problems a device holds this takes minutes, never an hour.
 constexpr double kPrepareTimeoutSeconds = 3600;
 
-// The process group of the worker in use, for kill_active_worker() from a signal handler.
-std::atomic<pid_t> g_active_worker{0};
+// The process groups of the workers in use (one per device a tune drives), for
+// kill_active_workers() from a signal handler: a fixed table of atomics, which a handler may read.
+constexpr std::size_t kMaxTrackedWorkers = 256;
+std::atomic<pid_t> g_active_workers[kMaxTrackedWorkers];
+
+void track_worker(pid_t pid) {
+  for (auto& slot : g_active_workers) {
+    pid_t expected = 0;
+    if (slot.compare_exchange_strong(expected, pid)) return;
+  }
+}
+
+void untrack_worker(pid_t pid) {
+  for (auto& slot : g_active_workers) {
+    pid_t expected = pid;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
 
 std::string self_executable() {
   char path[PATH_MAX];
@@ -59,9 +75,11 @@ void throw_worker_error(const nlohmann::json& reply) {
 
 }  // namespace
 
-void kill_active_worker() {
-  const pid_t pid = g_active_worker.load();
-  if (pid > 0) kill(-pid, SIGKILL);
+void kill_active_workers() {
+  for (auto& slot : g_active_workers) {
+    const pid_t pid = slot.load();
+    if (pid > 0) kill(-pid, SIGKILL);
+  }
 }
 
 WorkerClient::WorkerClient(std::string backend, int device_index)
@@ -105,7 +123,7 @@ void WorkerClient::start() {
   close(responses[1]);
   close(errors[1]);
   pid_ = pid;
-  g_active_worker.store(pid);
+  track_worker(pid);
   request_fd_ = requests[1];
   responses_ = std::make_unique<LineReader>(responses[0]);
   stderr_fd_ = errors[0];
@@ -144,7 +162,7 @@ void WorkerClient::stop(bool graceful) {
     kill(-pid_, SIGKILL);  // the whole group: anything the worker started goes too
     waitpid(pid_, &status, 0);
   }
-  g_active_worker.store(0);
+  untrack_worker(pid_);
   pid_ = -1;
   release_channels();
 }
@@ -191,7 +209,7 @@ bool WorkerClient::exchange(const nlohmann::json& request, double timeout_s, nlo
   }
   kill(-pid_, SIGKILL);  // leftovers of its group, or the worker itself if it lingered
   if (!reaped) waitpid(pid_, &wait_status, 0);
-  g_active_worker.store(0);
+  untrack_worker(pid_);
   pid_ = -1;
   close(request_fd_);
   release_channels();
@@ -209,16 +227,7 @@ DeviceInfo WorkerClient::hello(double timeout_s) {
     throw BackendUnavailable("the " + backend_ + " worker failed while opening device " + std::to_string(device_index_) +
                              ": " + failure.message);
   if (!reply.value("ok", false)) throw_worker_error(reply);
-  const auto& device = reply.at("device");
-  DeviceInfo info;
-  info.backend = device.at("backend");
-  info.name = device.at("name");
-  info.vendor = device.at("vendor");
-  info.architecture = device.at("architecture");
-  info.fingerprint = device.at("fingerprint");
-  info.limits = device.at("limits").get<std::map<std::string, std::int64_t>>();
-  info.properties = device.at("properties");
-  return info;
+  return DeviceInfo::from_json(reply.at("device"));
 }
 
 EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& config, const VariantBuild& build,

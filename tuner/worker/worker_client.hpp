@@ -18,9 +18,9 @@
 
 namespace ktune {
 
-// Kills the worker in use, if any, and its process group. Async-signal-safe: for the tuner's
+// Kills every worker in use and their process groups. Async-signal-safe: for the tuner's
 // signal handlers, so no worker outlives a tuner that is told to go at once.
-void kill_active_worker();
+void kill_active_workers();
 
 class WorkerClient {
  public:

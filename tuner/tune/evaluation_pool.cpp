@@ -1,0 +1,214 @@
+#include "tuner/tune/evaluation_pool.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+namespace {
+
+// A remote rank holds two jobs per device: one measuring, one compiling on the rank meanwhile
+// (remote ranks build their own variants, so this keeps their GPUs from waiting on NVRTC).
+constexpr std::size_t kRemoteJobsPerDevice = 2;
+
+}  // namespace
+
+EvaluationPool::EvaluationPool(LocalDevices& local, std::vector<DeviceInfo> local_infos, RemoteRanks* remote)
+    : local_(local), local_infos_(std::move(local_infos)), remote_(remote) {
+  local_in_task_.assign(local_infos_.size(), false);
+  local_busy_.assign(local_infos_.size(), false);
+}
+
+std::vector<PoolDevice> EvaluationPool::devices() const {
+  std::vector<PoolDevice> all;
+  for (std::size_t slot = 0; slot < local_infos_.size(); ++slot) all.push_back({local_.label(slot), local_infos_[slot]});
+  if (remote_)
+    for (const auto& rank : remote_->ranks())
+      for (std::size_t i = 0; i < rank.devices.size(); ++i)
+        all.push_back({"rank " + std::to_string(rank.rank) + " device " + std::to_string(i), rank.devices[i]});
+  return all;
+}
+
+std::vector<std::string> EvaluationPool::fingerprints() const {
+  std::vector<std::string> models;
+  for (const auto& device : devices())
+    if (std::find(models.begin(), models.end(), device.info.fingerprint) == models.end())
+      models.push_back(device.info.fingerprint);
+  return models;
+}
+
+void EvaluationPool::begin(const EvaluationTask& task, const std::string& fingerprint, VariantBuilder* builder) {
+  std::lock_guard lock(mutex_);
+  task_ = task;
+  builder_ = builder;
+  losses_.clear();
+  for (std::size_t slot = 0; slot < local_infos_.size(); ++slot)
+    local_in_task_[slot] = local_infos_[slot].fingerprint == fingerprint;
+  rank_devices_in_task_.clear();
+  rank_load_.clear();
+  if (remote_) {
+    bool any = false;
+    for (const auto& rank : remote_->ranks()) {
+      if (std::find(dead_ranks_.begin(), dead_ranks_.end(), rank.rank) != dead_ranks_.end()) continue;
+      if (rank.devices.empty() || rank.devices.front().fingerprint != fingerprint) continue;
+      rank_devices_in_task_[rank.rank] = rank.devices.size();
+      rank_load_[rank.rank] = 0;
+      any = true;
+    }
+    if (any) remote_->begin(task);
+  }
+}
+
+std::size_t EvaluationPool::devices_in_use() const {
+  std::lock_guard lock(mutex_);
+  std::size_t count = std::count(local_in_task_.begin(), local_in_task_.end(), true);
+  for (const auto& [rank, devices] : rank_devices_in_task_) count += devices;
+  return count;
+}
+
+std::vector<std::string> EvaluationPool::device_labels_in_use() const {
+  std::vector<std::string> labels;
+  std::lock_guard lock(mutex_);
+  for (std::size_t slot = 0; slot < local_infos_.size(); ++slot)
+    if (local_in_task_[slot]) labels.push_back(local_.label(slot));
+  for (const auto& [rank, devices] : rank_devices_in_task_)
+    labels.push_back("rank " + std::to_string(rank) + " (" + std::to_string(devices) + " device" +
+                     (devices == 1 ? ")" : "s)"));
+  return labels;
+}
+
+std::size_t EvaluationPool::remote_capacity(int rank) const {
+  const auto found = rank_devices_in_task_.find(rank);
+  return found == rank_devices_in_task_.end() ? 0 : found->second * kRemoteJobsPerDevice;
+}
+
+bool EvaluationPool::has_room() const {
+  std::lock_guard lock(mutex_);
+  std::size_t free = 0;
+  for (std::size_t slot = 0; slot < local_infos_.size(); ++slot) free += local_in_task_[slot] && !local_busy_[slot];
+  for (const auto& [rank, load] : rank_load_) free += remote_capacity(rank) - std::min(load, remote_capacity(rank));
+  return free > pending_.size();
+}
+
+std::size_t EvaluationPool::in_flight() const {
+  std::lock_guard lock(mutex_);
+  return pending_.size() + running_.size();
+}
+
+void EvaluationPool::submit(EvaluationJob job) {
+  std::lock_guard lock(mutex_);
+  pending_.push_back(std::move(job));
+  dispatch();
+}
+
+void EvaluationPool::dispatch() {
+  while (!pending_.empty()) {
+    EvaluationJob& job = pending_.front();
+    bool placed = false;
+    for (std::size_t slot = 0; slot < local_infos_.size() && !placed; ++slot) {
+      if (!local_in_task_[slot] || local_busy_[slot]) continue;
+      local_busy_[slot] = true;
+      running_[job.id] = Running{false, static_cast<int>(slot), job};
+      local_.start(slot, task_, builder_, job, [this](FinishedEvaluation done) {
+        std::lock_guard lock(mutex_);
+        finished_.push_back(std::move(done));
+        changed_.notify_all();
+      });
+      placed = true;
+    }
+    for (auto& [rank, load] : rank_load_) {
+      if (placed) break;
+      if (load >= remote_capacity(rank)) continue;
+      ++load;
+      running_[job.id] = Running{true, rank, job};
+      remote_->send(rank, job);
+      placed = true;
+    }
+    if (!placed) return;
+    pending_.pop_front();
+  }
+}
+
+void EvaluationPool::take_remote_news() {
+  std::vector<std::pair<int, FinishedEvaluation>> arrived;
+  std::vector<int> lost;
+  remote_->poll(arrived, lost);
+  for (auto& [rank, done] : arrived) {
+    const auto running = running_.find(done.job.id);
+    // A rank declared lost may still answer; its jobs already went elsewhere.
+    if (running == running_.end() || !running->second.remote || running->second.owner != rank) continue;
+    finished_.push_back(std::move(done));
+  }
+  for (int rank : lost) {
+    if (std::find(dead_ranks_.begin(), dead_ranks_.end(), rank) != dead_ranks_.end()) continue;
+    dead_ranks_.push_back(rank);
+    std::size_t moved = 0;
+    for (auto it = running_.begin(); it != running_.end();) {
+      const bool answered = std::any_of(finished_.begin(), finished_.end(),
+                                        [&](const FinishedEvaluation& done) { return done.job.id == it->first; });
+      if (it->second.remote && it->second.owner == rank && !answered) {
+        pending_.push_front(it->second.job);
+        it = running_.erase(it);
+        ++moved;
+      } else {
+        ++it;
+      }
+    }
+    const std::string loss = "rank " + std::to_string(rank) + " (" + std::to_string(moved) + " config" +
+                             (moved == 1 ? "" : "s") + " in flight, measured again elsewhere)";
+    if (rank_devices_in_task_.count(rank)) losses_.push_back(loss);
+    std::cerr << "ktune: lost MPI " << loss << "\n";
+    rank_devices_in_task_.erase(rank);
+    rank_load_.erase(rank);
+  }
+}
+
+FinishedEvaluation EvaluationPool::wait() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    dispatch();
+    if (!finished_.empty()) {
+      FinishedEvaluation done = std::move(finished_.front());
+      finished_.pop_front();
+      const auto running = running_.find(done.job.id);
+      if (running != running_.end()) {
+        if (running->second.remote) {
+          if (auto load = rank_load_.find(running->second.owner); load != rank_load_.end() && load->second > 0)
+            --load->second;
+        } else {
+          local_busy_[static_cast<std::size_t>(running->second.owner)] = false;
+        }
+        running_.erase(running);
+      }
+      dispatch();
+      if (done.failure)
+        throw KtuneError(static_cast<ExitCode>(done.failure->exit_code), done.device + ": " + done.failure->message);
+      return done;
+    }
+    if (remote_) {  // also keeps the ranks' heartbeat going while only local devices work
+      take_remote_news();
+      if (!finished_.empty()) continue;
+    }
+    const bool any_device = std::count(local_in_task_.begin(), local_in_task_.end(), true) > 0 ||
+                            !rank_devices_in_task_.empty();
+    if (!any_device && running_.empty())
+      throw BackendUnavailable("every device of this tune was lost (" + std::to_string(pending_.size()) +
+                               " configs were still to measure); the results so far are in the database, and "
+                               "rerunning the tune resumes from them");
+    // Local devices notify; remote ranks are polled.
+    changed_.wait_for(lock, remote_ ? std::chrono::milliseconds(2)
+                                                           : std::chrono::milliseconds(200));
+  }
+}
+
+void EvaluationPool::end() {
+  std::lock_guard lock(mutex_);
+  if (remote_ && !rank_devices_in_task_.empty()) remote_->end();
+  rank_devices_in_task_.clear();
+  rank_load_.clear();
+  builder_ = nullptr;
+}
+
+}  // namespace ktune
