@@ -33,8 +33,13 @@ void register_devices(CLI::App& app, CommonOptions& common, Action& action) {
         }
         backends.push_back(entry);
       }
+#ifdef KTUNE_WITH_MPI
+      const nlohmann::json mpi = {{"built", true}};
+#else
+      const nlohmann::json mpi = {{"built", false}};
+#endif
       if (common.json) {
-        print_json({{"backends", backends}});
+        print_json({{"backends", backends}, {"mpi", mpi}});
         return 0;
       }
       for (const auto& entry : backends) {

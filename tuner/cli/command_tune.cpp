@@ -15,6 +15,10 @@
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/export_tuned.hpp"
 #include "tuner/tune/tune_devices.hpp"
+#ifdef KTUNE_WITH_MPI
+#include "tuner/distributed/mpi_remote_ranks.hpp"
+#include "tuner/distributed/rank_service.hpp"
+#endif
 #include "tuner/tune/tune_session.hpp"
 
 namespace ktune::cli {
@@ -187,8 +191,25 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
 
   if (options.compile_only) return run_compile_only_command(options, request, kernels, common);
 
-  TuneDevices devices(backend, parse_device_list(options.devices.empty() ? "0" : options.devices, backend,
-                                                 device_count(backend)));
+  // Without --devices: device 0 (its worker says exactly what is missing when there is none);
+  // in an MPI job, the device numbered by the rank's place on its host, one GPU per rank.
+  std::vector<int> device_indices{0};
+  if (!options.devices.empty()) device_indices = parse_device_list(options.devices, backend, device_count(backend));
+#ifdef KTUNE_WITH_MPI
+  MpiJob mpi;  // started only under mpirun; outlives the devices and ranks below
+  std::unique_ptr<MpiRemoteRanks> remote;
+  if (mpi.active()) {
+    if (options.devices.empty()) device_indices = {mpi.local_rank() % std::max(1, device_count(backend))};
+    if (mpi.rank() != 0) return serve_rank(mpi, backend, device_indices);
+    remote = std::make_unique<MpiRemoteRanks>(mpi, kHelloTimeoutSeconds);
+  }
+  TuneDevices devices(backend, device_indices, remote.get());
+#else
+  if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size && std::atoi(size) > 1)
+    throw BackendUnavailable("this ktune was built without MPI, so its ranks would each tune alone; rebuild with "
+                             "libopenmpi-dev installed (KTUNE_WITH_MPI) or run ktune without mpirun");
+  TuneDevices devices(backend, device_indices);
+#endif
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> failed_kernels;  // no config ran correctly
   bool interrupted = false;
@@ -237,7 +258,12 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       "resumes: configs already measured for this device, kernel source, problem and config are\n"
       "reused, not measured again. Without --budget or --time-limit each kernel gets 60 s of\n"
       "evaluation. With no arguments: the default kernels (rmsnorm, swiglu) on the best backend\n"
-      "present. Ctrl-C stops after the config in flight (exit 130); results are kept.");
+      "present. Ctrl-C stops after the configs in flight (exit 130); results are kept.\n"
+      "Several GPUs: --devices all measures on every GPU of this host at once. Several hosts:\n"
+      "mpirun --enable-recovery -n R ktune tune ...: rank 0 runs the strategy and keeps the\n"
+      "database, every rank measures on its GPU (the one numbered by its place on its host, or\n"
+      "its --devices); a rank that dies loses only its configs in flight, which run elsewhere\n"
+      "(--enable-recovery keeps mpirun from ending the job when one rank dies).");
   command->add_option("--kernel,-k", options->kernels, "Kernel family to tune; repeat for several (see ktune list)");
   command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)")
       ->check(non_empty("give cpu, cuda, hip or vulkan, or leave out --backend for the best one present"));

@@ -155,6 +155,18 @@ nlohmann::json TuneSummary::to_json() const {
 
 namespace {
 
+// InputError when the problem cannot fit the device: the worker keeps the problem's tensors in
+// its precision plus float64 copies for the reference.
+void check_problem_fits(const Problem& problem, double bytes, const DeviceInfo& device) {
+  const double needed_bytes = bytes * (1.0 + 8.0 / element_bytes(problem.precision));
+  if (const auto memory = device.limits.find("memory_bytes");
+      memory != device.limits.end() && needed_bytes > static_cast<double>(memory->second))
+    throw InputError("--shape: " + problem.describe() + " needs about " +
+                     std::to_string(static_cast<long long>(std::ceil(needed_bytes / (1 << 30)))) + " GiB, more than the " +
+                     std::to_string(memory->second >> 30) + " GiB of " + device.name +
+                     "; choose a smaller --shape");
+}
+
 // What every device-model tune of one request shares.
 struct TuneInputs {
   const TuneRequest& request;
@@ -182,14 +194,6 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   summary.bytes = in.family.byte_count(problem);
   summary.flops = in.family.flop_count(problem);
 
-  // The worker keeps the problem's tensors in its precision plus float64 copies for the reference.
-  const double needed_bytes = summary.bytes * (1.0 + 8.0 / element_bytes(problem.precision));
-  if (const auto memory = device.limits.find("memory_bytes");
-      memory != device.limits.end() && needed_bytes > static_cast<double>(memory->second))
-    throw InputError("--shape: " + problem.describe() + " needs about " +
-                     std::to_string(static_cast<long long>(std::ceil(needed_bytes / (1 << 30)))) + " GiB, more than the " +
-                     std::to_string(memory->second >> 30) + " GiB of " + device.name +
-                     "; choose a smaller --shape");
   const SpaceContext context = make_context(problem, device);
   const ValidConfigs valid = in.space.enumerate(context);
   summary.space_total = valid.total();
@@ -326,6 +330,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     result.environment["config_timeout_s"] = request.config_timeout_s;
     result.environment["launch"] = done.job.launch;  // derived geometry, kept with the result
     if (summary.devices.size() > 1) result.environment["measured_on"] = done.device;
+    result.environment["tune_seconds"] = elapsed();  // when in the tune it came back
     spent_seconds += done.evaluation_seconds;
     const bool retry = retried.erase(done.job.config.key()) > 0;
     store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, done.job.config, result, retry);
@@ -372,11 +377,13 @@ std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devic
       }
   const TuneInputs inputs{request, family, problem, space, space_file, source_hash};
   // Checked on every model before the database is opened: a tune refused here leaves none behind.
-  for (const DeviceInfo* device : models)
+  for (const DeviceInfo* device : models) {
+    check_problem_fits(problem, family.byte_count(problem), *device);
     if (space.enumerate(make_context(problem, *device)).size() == 0)
       throw InputError(space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
                        " on " + device->name + "; try another --shape or loosen the space's constraints "
                        "(`ktune space` shows how many configs are valid)");
+  }
   Store store = Store::open(request.db);
   std::vector<TuneSummary> summaries;
   for (const DeviceInfo* device : models) {

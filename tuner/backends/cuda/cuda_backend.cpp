@@ -236,6 +236,7 @@ CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
   info.properties = {{"compute_capability", std::to_string(major) + "." + std::to_string(minor)},
                      {"compile_arch", compile_arch(major, minor)},
                      {"pci_bus_id", self.pci_bus_id},
+                     {"device_count", count},
                      {"driver_version", driver_version},
                      {"nvrtc_version", NvrtcCompiler::nvrtc_version()},
                      {"memory_clock_khz", attribute(self.device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)},
