@@ -49,7 +49,7 @@ MpiJob::MpiJob() {
 }
 
 MpiJob::~MpiJob() {
-  if (!initialized_) return;
+  if (!initialized_ || skip_finalize_) return;
   complete_sends();
   // Sends to a dead rank never complete; their buffers are left to the process's end.
   MPI_Finalize();

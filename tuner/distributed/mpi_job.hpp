@@ -27,6 +27,10 @@ class MpiJob {
   int size() const { return size_; }
   int local_rank() const { return local_rank_; }  // among the ranks of this host
 
+  // After a rank has died, MPI_Finalize waits for it forever: every rank then leaves without it
+  // (mpirun --enable-recovery still exits 0).
+  void skip_finalize() { skip_finalize_ = true; }
+
   // Sends without waiting for the receiver (a dead rank must not hang the sender); the message
   // is copied and kept until MPI is done with it.
   void send(int destination, const nlohmann::json& message);
@@ -36,6 +40,7 @@ class MpiJob {
  private:
   void complete_sends();
   bool initialized_ = false;
+  bool skip_finalize_ = false;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   struct Pending;
   std::vector<Pending*> pending_;

@@ -28,14 +28,18 @@ MpiRemoteRanks::MpiRemoteRanks(MpiJob& mpi, double hello_timeout_s) : mpi_(mpi) 
     ranks_.push_back(std::move(rank));
     last_heard_[from] = Clock::now();
   }
+  lost_any_ = !waiting.empty();  // a rank that never answered may be dead
   for (const auto& [rank, _] : waiting)
     std::cerr << "ktune: MPI rank " << rank << " did not open its devices within " << hello_timeout_s
               << " s; it takes no part\n";
 }
 
 MpiRemoteRanks::~MpiRemoteRanks() {
-  // Every rank, not only the live ones: one that answered late must still be told to go.
-  for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, {{"type", "quit"}});
+  // Every rank, not only the live ones: one that answered late must still be told to go. Once
+  // a rank is lost, no rank may wait for it in MPI_Finalize.
+  const bool finalize = !lost_any_;
+  for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, {{"type", "quit"}, {"finalize", finalize}});
+  if (!finalize) mpi_.skip_finalize();
 }
 
 void MpiRemoteRanks::broadcast(const nlohmann::json& message) {
@@ -67,6 +71,7 @@ void MpiRemoteRanks::poll(std::vector<std::pair<int, FinishedEvaluation>>& finis
   for (auto it = last_heard_.begin(); it != last_heard_.end();) {
     if (Clock::now() - it->second > std::chrono::duration<double>(kSilenceLimitSeconds)) {
       lost.push_back(it->first);
+      lost_any_ = true;
       it = last_heard_.erase(it);
     } else {
       ++it;

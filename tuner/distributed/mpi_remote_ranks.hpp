@@ -6,7 +6,7 @@
 // Protocol (JSON, one message each):
 //   rank r -> 0: {"type":"hello","devices":[...]} | {"type":"hello","error":..,"exit_code":n}
 //   0 -> rank r: {"type":"begin","task":{...}}   {"type":"job","job":{...}}   {"type":"end"}
-//                {"type":"quit"}
+//                {"type":"quit","finalize":false when a rank was lost}
 //   rank r -> 0: {"type":"finished","done":{...}}
 //   both ways:   {"type":"heartbeat"}
 #pragma once
@@ -44,6 +44,7 @@ class MpiRemoteRanks final : public RemoteRanks {
   std::vector<Rank> ranks_;
   std::map<int, Clock::time_point> last_heard_;  // live ranks only
   Clock::time_point last_heartbeat_ = Clock::now();
+  bool lost_any_ = false;
 };
 
 }  // namespace ktune

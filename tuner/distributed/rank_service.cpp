@@ -72,6 +72,7 @@ int serve_rank(MpiJob& mpi, const std::string& backend, const std::vector<int>& 
         ending = true;
       } else if (type == "quit") {
         quit = true;
+        if (!message->value("finalize", true)) mpi.skip_finalize();
       }
     }
     if (quit) break;

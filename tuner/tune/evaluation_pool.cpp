@@ -87,20 +87,35 @@ std::size_t EvaluationPool::remote_capacity(int rank) const {
 bool EvaluationPool::has_room() const {
   std::lock_guard lock(mutex_);
   std::size_t free = 0;
-  for (std::size_t slot = 0; slot < local_infos_.size(); ++slot) free += local_in_task_[slot] && !local_busy_[slot];
+  // With several local devices, one job waits for each beside the one it measures, so a device
+  // that finishes starts the next at once, while the tune loop records results one at a time.
+  // One device keeps one config in flight: a tune's time limit and Ctrl-C stop right after it.
+  std::size_t local_devices = 0;
+  for (std::size_t slot = 0; slot < local_infos_.size(); ++slot) {
+    free += local_in_task_[slot] && !local_busy_[slot];
+    local_devices += local_in_task_[slot];
+  }
+  const std::size_t spare = local_devices > 1 ? local_devices : 0;
   for (const auto& [rank, load] : rank_load_) free += remote_capacity(rank) - std::min(load, remote_capacity(rank));
-  return free > pending_.size();
+  return free + spare > pending_.size();
 }
 
 std::size_t EvaluationPool::in_flight() const {
   std::lock_guard lock(mutex_);
-  return pending_.size() + running_.size();
+  return pending_.size() + running_.size() + finished_.size();
 }
 
 void EvaluationPool::submit(EvaluationJob job) {
   std::lock_guard lock(mutex_);
   pending_.push_back(std::move(job));
   dispatch();
+}
+
+std::size_t EvaluationPool::cancel_pending() {
+  std::lock_guard lock(mutex_);
+  const std::size_t dropped = pending_.size();
+  pending_.clear();
+  return dropped;
 }
 
 void EvaluationPool::dispatch() {
@@ -111,9 +126,14 @@ void EvaluationPool::dispatch() {
       if (!local_in_task_[slot] || local_busy_[slot]) continue;
       local_busy_[slot] = true;
       running_[job.id] = Running{false, static_cast<int>(slot), job};
-      local_.start(slot, task_, builder_, job, [this](FinishedEvaluation done) {
+      local_.start(slot, task_, builder_, job, [this, slot](FinishedEvaluation done) {
+        // On the device's thread: it takes its next job at once, before the tune loop has
+        // recorded this result (recording is the tune loop's work, and must not idle a GPU).
         std::lock_guard lock(mutex_);
+        local_busy_[slot] = false;
+        running_.erase(done.job.id);
         finished_.push_back(std::move(done));
+        dispatch();
         changed_.notify_all();
       });
       placed = true;
@@ -139,6 +159,8 @@ void EvaluationPool::take_remote_news() {
     const auto running = running_.find(done.job.id);
     // A rank declared lost may still answer; its jobs already went elsewhere.
     if (running == running_.end() || !running->second.remote || running->second.owner != rank) continue;
+    running_.erase(running);
+    if (auto load = rank_load_.find(rank); load != rank_load_.end() && load->second > 0) --load->second;
     finished_.push_back(std::move(done));
   }
   for (int rank : lost) {
@@ -146,9 +168,7 @@ void EvaluationPool::take_remote_news() {
     dead_ranks_.push_back(rank);
     std::size_t moved = 0;
     for (auto it = running_.begin(); it != running_.end();) {
-      const bool answered = std::any_of(finished_.begin(), finished_.end(),
-                                        [&](const FinishedEvaluation& done) { return done.job.id == it->first; });
-      if (it->second.remote && it->second.owner == rank && !answered) {
+      if (it->second.remote && it->second.owner == rank) {
         pending_.push_front(it->second.job);
         it = running_.erase(it);
         ++moved;
@@ -172,17 +192,6 @@ FinishedEvaluation EvaluationPool::wait() {
     if (!finished_.empty()) {
       FinishedEvaluation done = std::move(finished_.front());
       finished_.pop_front();
-      const auto running = running_.find(done.job.id);
-      if (running != running_.end()) {
-        if (running->second.remote) {
-          if (auto load = rank_load_.find(running->second.owner); load != rank_load_.end() && load->second > 0)
-            --load->second;
-        } else {
-          local_busy_[static_cast<std::size_t>(running->second.owner)] = false;
-        }
-        running_.erase(running);
-      }
-      dispatch();
       if (done.failure)
         throw KtuneError(static_cast<ExitCode>(done.failure->exit_code), done.device + ": " + done.failure->message);
       return done;

@@ -47,6 +47,8 @@ class EvaluationPool {
   bool has_room() const;
   std::size_t in_flight() const;  // submitted and not yet returned by wait()
   void submit(EvaluationJob job);
+  // Drops the jobs that wait for a device (none has started them); returns how many.
+  std::size_t cancel_pending();
   // The next finished evaluation; in_flight() must be above 0. Throws a KtuneError for a
   // harness failure, and BackendUnavailable when every device of the task is lost.
   FinishedEvaluation wait();

@@ -276,12 +276,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   while (true) {
     // Hand out configs while a device is free; stop proposing once a limit is reached.
     while (proposing && pool.has_room()) {
-      if (g_stop_requested.load()) {
-        summary.interrupted = true;
-        summary.stop_reason = "interrupted";
-        proposing = false;
-        break;
-      }
+      if (g_stop_requested.load()) break;  // handled below, also while waiting
       if (request.budget && summary.evaluated + summary.reused + pool.in_flight() >= *request.budget) {
         summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
         proposing = false;
@@ -315,6 +310,13 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       }
       if (retry) retried.insert(config.key());
       pool.submit(EvaluationJob{next_job_id++, *index, config, launch_geometry(in.space, config, context)});
+    }
+    if (proposing && g_stop_requested.load()) {
+      // Configs already measuring finish and are recorded; those still waiting are dropped.
+      summary.interrupted = true;
+      summary.stop_reason = "interrupted";
+      proposing = false;
+      pool.cancel_pending();
     }
     if (pool.in_flight() == 0) {
       if (!proposing) break;
