@@ -51,8 +51,12 @@ class MpiTune(harness.KtuneTestCase):
         self.assertTrue(mpi_built(), "mpirun is installed but this ktune was built without MPI")
         self.env = dict(os.environ, **MPI_ENV)
 
-    def mpirun(self, ranks, *args):
-        return subprocess.Popen(["mpirun", "--enable-recovery", "-n", str(ranks), harness.ARGS.ktune, *args],
+    def mpirun(self, ranks, *args, extra=()):
+        """`extra`: more of mpirun's command line, e.g. a second app context after ':'."""
+        # --bind-to none: on a host with cores to spare mpirun would pin each rank to one, and the
+        # CPU device's fingerprint counts the cores a process may use.
+        return subprocess.Popen(["mpirun", "--enable-recovery", "--bind-to", "none", "-n", str(ranks),
+                                 harness.ARGS.ktune, *args, *extra],
                                 cwd=self.dir, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True)
 
@@ -112,6 +116,23 @@ class MpiTune(harness.KtuneTestCase):
         where = self.measured_on()
         self.assertGreater(where.count("rank 1 cpu:0"), 0)
         self.assertGreater(where.count("cpu:0"), 0)
+
+    def test_different_devices_are_tuned_separately(self):
+        if shutil.which("taskset") is None or os.cpu_count() < 2:
+            self.skipTest("needs taskset and two CPUs to make a rank see another device")
+        budget = 6
+        args = [*TUNE, "--budget", str(budget), "--db", self.db, "--json"]
+        # Rank 2 may use one core: to ktune a CPU with another fingerprint (threads=1).
+        process = self.mpirun(2, *args, extra=[":", "-n", "1", "taskset", "-c", "0", harness.ARGS.ktune, *args])
+        summaries, _ = self.finish(process)
+        self.assertIsInstance(summaries, list, "two device models give two summaries")
+        self.assertEqual([s["devices"] for s in summaries], [["cpu:0", "rank 1 (1 device)"], ["rank 2 (1 device)"]])
+        self.assertEqual([s["evaluated"] for s in summaries], [budget, budget])
+        fingerprints = [r[0] for r in self.query("SELECT fingerprint FROM devices ORDER BY id")]
+        self.assertEqual(len(fingerprints), 2)
+        self.assertIn("threads=1|", fingerprints[1])
+        per_device = self.query("SELECT device_id, COUNT(*) FROM measurements GROUP BY device_id ORDER BY device_id")
+        self.assertEqual([n for _, n in per_device], [budget, budget])
 
     def measured_on_safe(self):
         try:
