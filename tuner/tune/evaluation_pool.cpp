@@ -212,6 +212,22 @@ FinishedEvaluation EvaluationPool::wait() {
   }
 }
 
+void EvaluationPool::abandon() noexcept {
+  try {
+    std::unique_lock lock(mutex_);
+    pending_.clear();
+    changed_.wait(lock, [&] {
+      return std::none_of(running_.begin(), running_.end(), [](const auto& entry) { return !entry.second.remote; });
+    });
+    running_.clear();
+    finished_.clear();
+    rank_load_.clear();
+    lock.unlock();
+    end();
+  } catch (...) {  // ending is best effort here; the tune's own error is what is reported
+  }
+}
+
 void EvaluationPool::end() {
   std::lock_guard lock(mutex_);
   if (remote_ && !rank_devices_in_task_.empty()) remote_->end();

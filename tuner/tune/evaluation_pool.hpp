@@ -55,6 +55,10 @@ class EvaluationPool {
   // Lost ranks this task, as "rank N" with the jobs they had.
   const std::vector<std::string>& losses() const { return losses_; }
   void end();
+  // For a tune that ends by an exception: drops the waiting jobs, waits for this host's devices
+  // to finish what they measure (they use the task's compiler pool, which is about to go), and
+  // ends the task. Never throws.
+  void abandon() noexcept;
 
  private:
   struct Running {

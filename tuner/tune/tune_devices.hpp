@@ -30,8 +30,9 @@ class TuneDevices {
   std::string backend_;
   std::vector<int> device_indices_;
   RemoteRanks* remote_;
-  std::unique_ptr<LocalDevices> local_;
+  // The pool first, so it outlives the devices: their threads report to it until joined.
   std::unique_ptr<EvaluationPool> pool_;
+  std::unique_ptr<LocalDevices> local_;
 };
 
 // Parses --devices: "all" (every device the backend finds here), or indices such as "0,2".

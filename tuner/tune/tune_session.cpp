@@ -234,6 +234,14 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   EvaluationTask task{request.backend, problem, request.measure, request.config_timeout_s};
   task.settings.seed = mix_seed(request.seed, problem.key());
   pool.begin(task, device.fingerprint, builder.get());
+  // Declared after the builder, so that on an exception the devices stop using it before it goes.
+  struct PoolTask {
+    EvaluationPool& pool;
+    bool ended = false;
+    ~PoolTask() {
+      if (!ended) pool.abandon();
+    }
+  } pool_task{pool};
   summary.devices = pool.device_labels_in_use();
   const std::size_t lookahead = builder ? static_cast<std::size_t>(2 * compile_threads()) + summary.devices.size() : 0;
   std::deque<std::size_t> upcoming;
@@ -340,6 +348,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     visited(done.job.index, done.job.config, result);
   }
   pool.end();
+  pool_task.ended = true;
   summary.lost = pool.losses();
   summary.seconds = elapsed();
   if (request.record_dir) summary.recorded_files = save_recording(recording, *request.record_dir, request.backend, problem);
