@@ -118,7 +118,7 @@ std::size_t EvaluationPool::cancel_pending() {
   return dropped;
 }
 
-void EvaluationPool::dispatch() {
+void EvaluationPool::dispatch(bool local_only) {
   while (!pending_.empty()) {
     EvaluationJob& job = pending_.front();
     bool placed = false;
@@ -133,13 +133,13 @@ void EvaluationPool::dispatch() {
         local_busy_[slot] = false;
         running_.erase(done.job.id);
         finished_.push_back(std::move(done));
-        dispatch();
+        dispatch(/*local_only=*/true);  // MPI is the main thread's alone
         changed_.notify_all();
       });
       placed = true;
     }
     for (auto& [rank, load] : rank_load_) {
-      if (placed) break;
+      if (placed || local_only) break;
       if (load >= remote_capacity(rank)) continue;
       ++load;
       running_[job.id] = Running{true, rank, job};

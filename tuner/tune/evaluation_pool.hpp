@@ -67,7 +67,9 @@ class EvaluationPool {
     EvaluationJob job;  // kept, so a lost rank's jobs can run elsewhere
   };
   std::size_t remote_capacity(int rank) const;  // jobs a rank may hold at once
-  void dispatch();  // mutex_ held
+  // Starts waiting jobs on free devices; mutex_ held. Device threads pass local_only: only the
+  // main thread may talk MPI (MPI_THREAD_FUNNELED).
+  void dispatch(bool local_only = false);
   void take_remote_news();  // mutex_ held
 
   LocalDevices& local_;
