@@ -179,8 +179,9 @@ struct TuneInputs {
 
 // One tune on the devices of one model: the strategy proposes, the pool measures on every device
 // of the model at once, and each result is recorded as it comes back.
-TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const DeviceInfo& device, Store& store,
-                          TuneObserver& observer) {
+// `valid` is the space enumerated for this device (never empty: run_tune refuses that first).
+TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const DeviceInfo& device,
+                          const ValidConfigs& valid, Store& store, TuneObserver& observer) {
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const TuneRequest& request = in.request;
@@ -195,14 +196,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   summary.flops = in.family.flop_count(problem);
 
   const SpaceContext context = make_context(problem, device);
-  const ValidConfigs valid = in.space.enumerate(context);
   summary.space_total = valid.total();
   summary.space_valid = valid.size();
   summary.space_seconds = valid.seconds();
-  if (valid.size() == 0)
-    throw InputError(in.space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
-                     " on " + device.name + "; try another --shape or loosen the space's constraints "
-                     "(`ktune space` shows how many configs are valid)");
 
   const auto device_id = store.upsert_device(device);
   const auto kernel_id = store.upsert_kernel(in.family.name(), request.backend, in.source_hash);
@@ -387,18 +383,21 @@ std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devic
         break;
       }
   const TuneInputs inputs{request, family, problem, space, space_file, source_hash};
-  // Checked on every model before the database is opened: a tune refused here leaves none behind.
+  // Each model's space, checked before the database is opened: a tune refused here leaves none
+  // behind.
+  std::vector<ValidConfigs> spaces;
   for (const DeviceInfo* device : models) {
     check_problem_fits(problem, family.byte_count(problem), *device);
-    if (space.enumerate(make_context(problem, *device)).size() == 0)
+    spaces.push_back(space.enumerate(make_context(problem, *device)));
+    if (spaces.back().size() == 0)
       throw InputError(space_file.string() + ": no config satisfies the constraints for " + problem.describe() +
                        " on " + device->name + "; try another --shape or loosen the space's constraints "
                        "(`ktune space` shows how many configs are valid)");
   }
   Store store = Store::open(request.db);
   std::vector<TuneSummary> summaries;
-  for (const DeviceInfo* device : models) {
-    summaries.push_back(tune_on_model(inputs, pool, *device, store, observer));
+  for (std::size_t model = 0; model < models.size(); ++model) {
+    summaries.push_back(tune_on_model(inputs, pool, *models[model], spaces[model], store, observer));
     if (summaries.back().interrupted) break;
   }
   return summaries;
