@@ -1,7 +1,7 @@
 # The flash_attention phase of ci/gpu-check (sourced by it: uses $ktune, $out, $final, $root,
 # judge_check and status). Unless KTUNE_ATTENTION_CHECK=0: every variant brute-forced on odd
 # shapes in bf16 and fp16, then the resources and tensor-core instructions of the largest
-# cubins. Unless KTUNE_ATTENTION_BENCH=0: each shape of KTUNE_ATTENTION_SHAPES (B,H,N,D,CAUSAL;
+# cubins; fp32 too, which only the portable simt path takes. Unless KTUNE_ATTENTION_BENCH=0: each shape of KTUNE_ATTENTION_SHAPES (B,H,N,D,CAUSAL;
 # default 16k tokens with heads*head_dim = 2048, seq 1k-16k, head_dim 64 and 128, causal and not)
 # in each of KTUNE_ATTENTION_PRECISIONS (default bf16) tuned by brute force (at most SECONDS
 # each), against PyTorch SDPA on cuDNN and on FlashAttention 2 in the same run:
@@ -10,7 +10,7 @@ attention_log="$final/attention.log"
 : > "$attention_log"
 if [ "${KTUNE_ATTENTION_CHECK:-1}" = 1 ]; then
   echo "== flash_attention: every variant on odd shapes" | tee -a "$attention_log"
-  for precision in bf16 fp16; do
+  for precision in bf16 fp16 fp32; do
     for shape in batch=1,heads=1,seq_q=1,seq_kv=1,head_dim=64 \
                  batch=1,heads=2,seq_q=77,seq_kv=77,head_dim=64,causal=1 \
                  batch=2,heads=4,kv_heads=2,seq_q=1000,seq_kv=4097,head_dim=128 \

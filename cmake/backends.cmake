@@ -33,8 +33,15 @@ endfunction()
 
 find_package(CUDAToolkit QUIET)
 ktune_resolve_backend(cuda CUDAToolkit_FOUND)
-find_package(hip QUIET CONFIG PATHS /usr/lib/x86_64-linux-gnu/cmake /opt/rocm)
-ktune_resolve_backend(hip hip_FOUND)
+# HIP: only the headers are needed at build time (the runtime and hiprtc are loaded at run
+# time). Debian's hip-config.cmake does not load on its own, so the headers are looked up.
+find_path(KTUNE_HIP_INCLUDE_DIR hip/hiprtc.h PATHS /opt/rocm/include)
+if(KTUNE_HIP_INCLUDE_DIR)
+  set(ktune_hip_found TRUE)
+else()
+  set(ktune_hip_found FALSE)
+endif()
+ktune_resolve_backend(hip ktune_hip_found)
 find_package(Vulkan QUIET)
 ktune_resolve_backend(vulkan Vulkan_FOUND)
 

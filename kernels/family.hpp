@@ -37,6 +37,9 @@ struct GpuSource {
   std::string_view entry;  // the kernel's extern "C" name
   std::string_view text = {};  // the source itself when it is not embedded in ktune
   bool raw_defines = false;
+  // The source compiles for AMD GPUs through hiprtc too: it uses only what
+  // kernels/common/gpu_portable.cuh makes portable on the paths its HIP search space selects.
+  bool portable = false;
 };
 
 // One kernel argument in launch order, for kernels that do not take "tensors, then dims".
@@ -123,6 +126,11 @@ class KernelFamily {
   virtual const CpuKernel* cpu_kernel() const { return nullptr; }
   // The CUDA source, or nullptr when the family has none.
   virtual const GpuSource* cuda_source() const { return nullptr; }
+  // The HIP source: the CUDA source when it is portable (one source for both), else nullptr.
+  const GpuSource* hip_source() const {
+    const GpuSource* source = cuda_source();
+    return source && source->portable ? source : nullptr;
+  }
 
   // Builds a problem from "dim=value" overrides on top of the defaults; InputError names an
   // unknown dim (listing the valid ones) or a value below 1.

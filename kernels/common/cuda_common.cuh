@@ -1,9 +1,12 @@
-// Shared device code of ktune's CUDA kernels (compiled at tune time by NVRTC).
+// Shared device code of ktune's GPU kernels (compiled at tune time by NVRTC, or by hiprtc for
+// AMD GPUs through kernels/common/gpu_portable.cuh).
 // Element type KT_T is float (fp32, tf32), kt::half, kt::bfloat16 or kt::fp8_e4m3; arithmetic is
 // in float. The 16- and 8-bit types are plain storage with conversions written in PTX here, not
 // the toolkit's cuda_fp16.h / cuda_bf16.h / cuda_fp8.h: parsing those took most of each
 // variant's compile time (about 0.1 s of NVRTC's 0.15 s), and kernels need only conversions.
 #pragma once
+
+#include "kernels/common/gpu_portable.cuh"
 
 namespace kt {
 
@@ -18,17 +21,15 @@ struct fp8_e4m3 {
 };
 
 __device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(half x) {
-  float out;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(out) : "h"(x.bits));
-  return out;
-}
+__device__ __forceinline__ float to_float(half x) { return half_bits_to_float(x.bits); }
 __device__ __forceinline__ float to_float(bfloat16 x) { return __uint_as_float(static_cast<unsigned>(x.bits) << 16); }
+#if !KT_HIP  // the AMD targets hiprtc 5.2 reaches have no fp8: HIP variants take fp32, fp16, bf16
 __device__ __forceinline__ float to_float(fp8_e4m3 x) {
   unsigned pair;  // f16x2 from e4m3x2; the low half holds x
   asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(pair) : "h"(static_cast<unsigned short>(x.bits)));
   return to_float(half{static_cast<unsigned short>(pair & 0xffffu)});
 }
+#endif
 
 template <typename T>
 __device__ __forceinline__ T from_float(float x);
@@ -36,15 +37,11 @@ template <>
 __device__ __forceinline__ float from_float<float>(float x) { return x; }
 // Each rounds to nearest even, as the host's conversions (kernels/common/cpu_numeric.hpp) do.
 template <>
-__device__ __forceinline__ half from_float<half>(float x) {
-  half out;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(out.bits) : "f"(x));
-  return out;
-}
+__device__ __forceinline__ half from_float<half>(float x) { return half{float_to_half_bits(x)}; }
 template <>
 __device__ __forceinline__ bfloat16 from_float<bfloat16>(float x) {
   bfloat16 out;
-#if __CUDA_ARCH__ >= 800
+#if !KT_HIP && __CUDA_ARCH__ >= 800
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(out.bits) : "f"(x));
 #else
   unsigned bits = __float_as_uint(x);
@@ -54,6 +51,7 @@ __device__ __forceinline__ bfloat16 from_float<bfloat16>(float x) {
 #endif
   return out;
 }
+#if !KT_HIP
 // Saturating to +-448 (satfinite) as the host does; needs sm_89 or later.
 template <>
 __device__ __forceinline__ fp8_e4m3 from_float<fp8_e4m3>(float x) {
@@ -61,6 +59,7 @@ __device__ __forceinline__ fp8_e4m3 from_float<fp8_e4m3>(float x) {
   asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.f), "f"(x));
   return fp8_e4m3{static_cast<unsigned char>(pair & 0xffu)};
 }
+#endif
 
 template <typename T>
 struct IsBf16 {
@@ -103,7 +102,7 @@ __device__ __forceinline__ void load_floats(const T* p, float (&out)[VEC]) {
   using Raw = typename Bits<VEC * int(sizeof(T))>::type;
   Packed<T, VEC> packed;
   if constexpr (HINT == kCacheStreaming) {
-    packed.raw = __ldcs(reinterpret_cast<const Raw*>(p));
+    packed.raw = load_streaming(reinterpret_cast<const Raw*>(p));
   } else {
     packed.raw = *reinterpret_cast<const Raw*>(p);
   }
@@ -129,33 +128,17 @@ __device__ __forceinline__ void store_floats(T* p, const float (&in)[VEC]) {
 #pragma unroll
   for (int i = 0; i < VEC; ++i) packed.elements.v[i] = from_float<T>(in[i]);
   if constexpr (HINT == kCacheStreaming) {
-    __stcs(reinterpret_cast<Raw*>(p), packed.raw);
+    store_streaming(reinterpret_cast<Raw*>(p), packed.raw);
   } else {
     *reinterpret_cast<Raw*>(p) = packed.raw;
   }
-}
-
-// 2^x by the hardware's ex2 alone (2 ulp); subnormal results are 0. exp2f spends a compare, a
-// select and two multiplies more per call to keep them, which counts in kernels bound by
-// instruction issue.
-__device__ __forceinline__ float exp2_flush_subnormal(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// 1/x by the hardware's rcp alone (1 ulp; 1/inf = 0): a quarter of what IEEE division costs.
-__device__ __forceinline__ float reciprocal_approx(float x) {
-  float y;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
 }
 
 // Sum over the GROUP consecutive lanes of a warp that share a row (GROUP a power of two <= 32).
 template <int GROUP>
 __device__ __forceinline__ float group_sum(float x) {
 #pragma unroll
-  for (int offset = GROUP / 2; offset > 0; offset /= 2) x += __shfl_xor_sync(0xffffffffu, x, offset);
+  for (int offset = GROUP / 2; offset > 0; offset /= 2) x += shfl_xor(x, offset);
   return x;
 }
 

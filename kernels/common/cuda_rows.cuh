@@ -1,4 +1,4 @@
-// The shared body of ktune's row-wise CUDA kernels (rmsnorm, layernorm, residual_layernorm,
+// The shared body of ktune's row-wise GPU kernels (CUDA and HIP) (rmsnorm, layernorm, residual_layernorm,
 // softmax, softmax_dropout): which thread owns which elements of which row, where a row lives
 // between its single read and its write, and the reductions over a row.
 //
@@ -62,9 +62,11 @@ constexpr long long kSharedRowBytes = kSharedRow ? 4LL * kRowsPerBlock * kItems 
 static_assert(kThreadsPerRow <= 32 || kThreadsPerRow % 32 == 0, "threads_per_row above 32 must be whole warps");
 static_assert(kBlockThreads % kThreadsPerRow == 0, "block_threads must be a multiple of threads_per_row");
 
+#if KT_CLUSTER_SIZE > 1
 // Cluster operations in PTX (sm_90): a barrier over every thread of the cluster's blocks, and a
 // load from another block's shared memory (distributed shared memory). Plain PTX keeps the
-// run-time compile free of the cooperative_groups headers.
+// run-time compile free of the cooperative_groups headers. NVIDIA only: HIP spaces keep
+// cluster_size at 1.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
@@ -76,6 +78,7 @@ __device__ __forceinline__ float load_from_block(const float* local, unsigned ra
   asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(remote) : "memory");
   return value;
 }
+#endif
 
 __device__ __forceinline__ int lane() { return threadIdx.x % kThreadsPerRow; }
 __device__ __forceinline__ int row_in_block() { return threadIdx.x / kThreadsPerRow; }
@@ -167,7 +170,7 @@ struct Reducer {
   __device__ __forceinline__ float operator()(float x, Op op) {
     constexpr int kGroup = kThreadsPerRow < 32 ? kThreadsPerRow : 32;
 #pragma unroll
-    for (int offset = kGroup / 2; offset > 0; offset /= 2) x = op(x, __shfl_xor_sync(0xffffffffu, x, offset));
+    for (int offset = kGroup / 2; offset > 0; offset /= 2) x = op(x, shfl_xor(x, offset));
     if constexpr (kThreadsPerRow > 32) {
       constexpr int kWarps = kThreadsPerRow > 32 ? kThreadsPerRow / 32 : 1;  // (checked even when discarded)
       __shared__ float scratch[kRowsPerBlock * kWarps];

@@ -20,7 +20,7 @@ constexpr int kBlockThreads = KT_BLOCK_THREADS;
 
 __device__ __forceinline__ Word load_word(const Word* p) {
 #if KT_STREAMING
-  return __ldcs(p);
+  return kt::load_streaming(p);
 #else
   return *p;
 #endif
@@ -28,7 +28,7 @@ __device__ __forceinline__ Word load_word(const Word* p) {
 
 __device__ __forceinline__ void store_word(Word* p, Word w) {
 #if KT_STREAMING
-  __stcs(p, w);
+  kt::store_streaming(p, w);
 #else
   *p = w;
 #endif

@@ -24,7 +24,9 @@ class CopyFamily final : public KernelFamily {
   void reference(const Problem&, HostTensors& tensors) const override { tensors[1] = tensors[0]; }
   const CpuKernel* cpu_kernel() const override { return &copy_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/copy/copy.cu", "copy_kernel"};
+    static constexpr GpuSource source{.file = "kernels/copy/copy.cu",
+                                      .entry = "copy_kernel",
+                                      .portable = true};
     return &source;
   }
 };

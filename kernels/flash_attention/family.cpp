@@ -139,7 +139,9 @@ class FlashAttentionFamily final : public KernelFamily {
 
   const CpuKernel* cpu_kernel() const override { return &flash_attention_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/flash_attention/flash_attention.cu", "flash_attention_kernel"};
+    static constexpr GpuSource source{.file = "kernels/flash_attention/flash_attention.cu",
+                                      .entry = "flash_attention_kernel",
+                                      .portable = true};
     return &source;
   }
   // The wgmma path loads q, k and v with TMA: each [rows, head_dim] matrix flattened over batch

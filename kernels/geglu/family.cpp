@@ -42,7 +42,9 @@ class GeGluFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &geglu_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/geglu/geglu.cu", "geglu_kernel"};
+    static constexpr GpuSource source{.file = "kernels/geglu/geglu.cu",
+                                      .entry = "geglu_kernel",
+                                      .portable = true};
     return &source;
   }
 };

@@ -98,7 +98,9 @@ class GemmFamily final : public KernelFamily {
 
   const CpuKernel* cpu_kernel() const override { return &gemm_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/gemm/gemm.cu", "gemm_kernel"};
+    static constexpr GpuSource source{.file = "kernels/gemm/gemm.cu",
+                                      .entry = "gemm_kernel",
+                                      .portable = true};
     return &source;
   }
   std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override;

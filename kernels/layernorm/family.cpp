@@ -50,7 +50,9 @@ class LayerNormFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &layernorm_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/layernorm/layernorm.cu", "layernorm_kernel"};
+    static constexpr GpuSource source{.file = "kernels/layernorm/layernorm.cu",
+                                      .entry = "layernorm_kernel",
+                                      .portable = true};
     return &source;
   }
 };

@@ -56,8 +56,9 @@ class ResidualLayerNormFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &residual_layernorm_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/residual_layernorm/residual_layernorm.cu",
-                                      "residual_layernorm_kernel"};
+    static constexpr GpuSource source{.file = "kernels/residual_layernorm/residual_layernorm.cu",
+                                      .entry = "residual_layernorm_kernel",
+                                      .portable = true};
     return &source;
   }
 };

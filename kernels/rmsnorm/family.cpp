@@ -42,7 +42,9 @@ class RmsNormFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &rmsnorm_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/rmsnorm/rmsnorm.cu", "rmsnorm_kernel"};
+    static constexpr GpuSource source{.file = "kernels/rmsnorm/rmsnorm.cu",
+                                      .entry = "rmsnorm_kernel",
+                                      .portable = true};
     return &source;
   }
 };

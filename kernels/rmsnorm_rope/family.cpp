@@ -61,7 +61,9 @@ class RmsNormRopeFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &rmsnorm_rope_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/rmsnorm_rope/rmsnorm_rope.cu", "rmsnorm_rope_kernel"};
+    static constexpr GpuSource source{.file = "kernels/rmsnorm_rope/rmsnorm_rope.cu",
+                                      .entry = "rmsnorm_rope_kernel",
+                                      .portable = true};
     return &source;
   }
 };

@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     // Groups never straddle warps, so the whole warp takes part in each reduction round, groups
     // past the end included; it leaves once none of its groups has a vector left.
     const bool active = vec < vectors;
-    if (__any_sync(0xffffffffu, active) == 0) break;
+    if (!kt::lanes_any(active)) break;
     const long long v = active ? vec : 0;
     const T* in = x + v * kHeadDim;
     float lo[kItems][kVec], hi[kItems][kVec];

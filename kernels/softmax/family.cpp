@@ -44,7 +44,9 @@ class SoftmaxFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &softmax_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/softmax/softmax.cu", "softmax_kernel"};
+    static constexpr GpuSource source{.file = "kernels/softmax/softmax.cu",
+                                      .entry = "softmax_kernel",
+                                      .portable = true};
     return &source;
   }
 };

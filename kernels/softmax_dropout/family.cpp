@@ -52,7 +52,9 @@ class SoftmaxDropoutFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &softmax_dropout_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/softmax_dropout/softmax_dropout.cu", "softmax_dropout_kernel"};
+    static constexpr GpuSource source{.file = "kernels/softmax_dropout/softmax_dropout.cu",
+                                      .entry = "softmax_dropout_kernel",
+                                      .portable = true};
     return &source;
   }
 };

@@ -87,7 +87,7 @@ __device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kM
       if (bits[v] >= kKeepThreshold) mask[(i * kVec + v) / 32] |= 1u << ((i * kVec + v) % 32);
   }
 #pragma unroll
-  for (int w = 0; w < kMaskWords; ++w) asm volatile("" : "+r"(mask[w]));
+  for (int w = 0; w < kMaskWords; ++w) KT_PIN_REGISTER(mask[w]);
 }
 
 }  // namespace

@@ -39,7 +39,9 @@ class SwiGluFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &swiglu_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
-    static constexpr GpuSource source{"kernels/swiglu/swiglu.cu", "swiglu_kernel"};
+    static constexpr GpuSource source{.file = "kernels/swiglu/swiglu.cu",
+                                      .entry = "swiglu_kernel",
+                                      .portable = true};
     return &source;
   }
 };

@@ -7,6 +7,10 @@
 #include "tuner/backends/cuda/cuda_driver.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
 #endif
+#ifdef KTUNE_HAVE_HIP
+#include "tuner/backends/hip/hip_backend.hpp"
+#include "tuner/backends/hip/hiprtc_compiler.hpp"
+#endif
 #include "tuner/backends/cpu/cpu_kernel.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -17,6 +21,9 @@ std::vector<std::string> known_backend_names() { return {"cpu", "cuda", "hip", "
 bool backend_built(const std::string& name) {
 #ifdef KTUNE_HAVE_CUDA
   if (name == "cuda") return true;
+#endif
+#ifdef KTUNE_HAVE_HIP
+  if (name == "hip") return true;
 #endif
   return name == "cpu";
 }
@@ -53,6 +60,9 @@ std::string best_available_backend() {
   } catch (const BackendUnavailable&) {
   }
 #endif
+#ifdef KTUNE_HAVE_HIP
+  if (hip_device_count() > 0) return "hip";
+#endif
   return "cpu";
 }
 
@@ -68,6 +78,9 @@ int device_count(const std::string& backend) {
     }
   }
 #endif
+#ifdef KTUNE_HAVE_HIP
+  if (backend == "hip") return hip_device_count();
+#endif
   return 0;
 }
 
@@ -75,6 +88,7 @@ bool has_implementation(const KernelFamily& family, const std::string& backend) 
   if (!backend_built(backend)) return false;
   if (backend == "cpu") return family.cpu_kernel() != nullptr;
   if (backend == "cuda") return family.cuda_source() != nullptr;
+  if (backend == "hip") return family.hip_source() != nullptr;
   return false;
 }
 
@@ -86,6 +100,9 @@ std::string kernel_source_hash(const KernelFamily& family, const std::string& ba
 #ifdef KTUNE_HAVE_CUDA
   if (backend == "cuda" && family.cuda_source()) return NvrtcCompiler::source_hash(family);
 #endif
+#ifdef KTUNE_HAVE_HIP
+  if (backend == "hip" && family.hip_source()) return HiprtcCompiler::source_hash(family);
+#endif
   throw InputError("kernel '" + family.name() + "' has no " + backend + " implementation");
 }
 
@@ -93,6 +110,9 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int device_index)
   require_backend_built(name);
 #ifdef KTUNE_HAVE_CUDA
   if (name == "cuda") return std::make_unique<CudaBackend>(device_index);
+#endif
+#ifdef KTUNE_HAVE_HIP
+  if (name == "hip") return std::make_unique<HipBackend>(device_index);
 #endif
   if (device_index != 0)
     throw BackendUnavailable("the cpu backend has one device (index 0), not " + std::to_string(device_index));
@@ -104,17 +124,23 @@ DeviceInfo nominal_device(const std::string& backend, const std::string& arch) {
 #ifdef KTUNE_HAVE_CUDA
   if (backend == "cuda") return nominal_cuda_device(arch);
 #endif
+#ifdef KTUNE_HAVE_HIP
+  if (backend == "hip") return nominal_hip_device(arch);
+#endif
   (void)arch;  // only the GPU backends built in read it
   throw InputError("--arch (a nominal device) applies to GPU backends, not " + backend);
 }
 
 std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend, const KernelFamily& family,
                                                      const Problem& problem, const std::string& arch, int threads,
-                                                     BuildEffort effort) {
+                                                     BuildEffort effort, const std::vector<std::string>& launch_only) {
 #ifdef KTUNE_HAVE_CUDA
-  if (backend == "cuda") return make_cuda_variant_builder(family, problem, arch, threads, effort);
+  if (backend == "cuda") return make_cuda_variant_builder(family, problem, arch, threads, effort, launch_only);
 #endif
-  (void)family, (void)problem, (void)arch, (void)threads, (void)effort;
+#ifdef KTUNE_HAVE_HIP
+  if (backend == "hip") return make_hip_variant_builder(family, problem, arch, threads, effort, launch_only);
+#endif
+  (void)family, (void)problem, (void)arch, (void)threads, (void)effort, (void)launch_only;
   if (backend != "cpu") require_backend_built(backend);
   return nullptr;
 }

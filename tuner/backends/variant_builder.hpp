@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/family.hpp"
 #include "tuner/backends/backend.hpp"
@@ -34,9 +35,12 @@ class VariantBuilder {
 // checking that variants compile, never for variants that are measured.
 enum class BuildEffort { full, fast_check };
 
-// nullptr for backends that need no build step. `arch` empty: the device's own.
+// nullptr for backends that need no build step. `arch` empty: the device's own. Configs that
+// differ only in the parameters named in `launch_only` (SearchSpace::launch_only_names) share
+// one build.
 std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend, const KernelFamily& family,
                                                      const Problem& problem, const std::string& arch,
-                                                     int threads, BuildEffort effort = BuildEffort::full);
+                                                     int threads, BuildEffort effort = BuildEffort::full,
+                                                     const std::vector<std::string>& launch_only = {});
 
 }  // namespace ktune

@@ -110,11 +110,13 @@ void check_output_dir(const std::string& dir, const std::string& option, const s
 }
 
 void check_arch(const std::string& backend, const std::string& arch) {
-  if (backend != "cuda")
+  if (backend != "cuda" && backend != "hip")
     throw InputError("--arch " + arch + " names a GPU architecture, which the " + backend +
-                     " backend does not have; pass --backend cuda, or leave out --arch");
-  if (!std::regex_match(arch, std::regex("sm_[0-9]{2,3}[af]?")))
+                     " backend does not have; pass --backend cuda or --backend hip, or leave out --arch");
+  if (backend == "cuda" && !std::regex_match(arch, std::regex("sm_[0-9]{2,3}[af]?")))
     throw InputError("--arch: '" + arch + "' is not a CUDA architecture; give one such as sm_80, sm_90a or sm_100a");
+  if (backend == "hip" && !std::regex_match(arch, std::regex("gfx[0-9a-f]{3,4}")))
+    throw InputError("--arch: '" + arch + "' is not an AMD GPU target; give one such as gfx90a, gfx940 or gfx1030");
 }
 
 std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& error,

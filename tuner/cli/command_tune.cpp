@@ -152,14 +152,14 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   if (options.fast_compile && !options.compile_only)
     throw InputError("--fast-compile applies only with --compile-only (a tune measures fully optimized variants)");
   if (options.compile_only && options.arch.empty())
-    throw InputError("--compile-only needs --arch (e.g. --arch sm_90a)");
+    throw InputError("--compile-only needs --arch (e.g. --arch sm_90a, or --arch gfx90a with --backend hip)");
   const std::string backend =
       !options.backend.empty() ? options.backend : !options.t1_spec.empty() ? "cuda" : best_available_backend();
   require_backend_built(backend);
   if (options.compile_only) {
     if (backend == "cpu")
       throw InputError("--compile-only compiles GPU variants, and the cpu backend has no compile step; "
-                       "pass --backend cuda");
+                       "pass --backend cuda or --backend hip");
     check_arch(backend, options.arch);
   }
   // The export directory is checked before the tune, not after minutes of measuring.
@@ -319,11 +319,13 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                     "exit 1 if any fails");
   command->add_flag("--fast-compile", options->fast_compile,
                     "With --compile-only: have the compiler trade code quality for speed (NVRTC's\n"
-                    "--Ofast-compile=mid, 2-4x faster; every compiler stage still runs, so a variant that\n"
-                    "does not build still fails). For checking variants in CI: a tune never reuses these\n"
-                    "cubins");
-  command->add_option("--arch", options->arch, "Target architecture for --compile-only, e.g. sm_90a")
-      ->check(non_empty("give a CUDA architecture such as sm_90a"));
+                    "--Ofast-compile=mid, 2-4x faster; hiprtc's -O0; every compiler stage still runs, so a\n"
+                    "variant that does not build still fails). For checking variants in CI: a tune never\n"
+                    "reuses these binaries");
+  command->add_option("--arch", options->arch,
+                      "Target architecture for --compile-only: sm_90a, sm_80... (cuda) or gfx90a, gfx940,\n"
+                      "gfx1030 (hip: the targets of Debian's hiprtc 5.2)")
+      ->check(non_empty("give a GPU architecture such as sm_90a or gfx90a"));
   command->add_option("--devices", options->devices,
                       "Devices to measure on at once: all, or indices such as 0,2 (default 0). Each gets\n"
                       "a worker; identical devices share one record, other models are tuned in turn")

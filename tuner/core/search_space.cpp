@@ -167,6 +167,10 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
     Parameter parameter;
     parameter.name = require_string(parameters[i], "name", at);
     parameter.help = optional_string(parameters[i], "help", "", at);
+    if (const auto flag = parameters[i].find("launch_only"); flag != parameters[i].end()) {
+      if (!flag->is_boolean()) throw InputError(at + ".launch_only: expected true or false, got " + flag->dump());
+      parameter.launch_only = flag->get<bool>();
+    }
     const auto& values = require(parameters[i], "values", at);
     if (!values.is_array() || values.empty())
       throw InputError(at + ".values: expected a non-empty array, got " + values.dump());
@@ -242,6 +246,13 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
     space.default_config_ = std::move(ordered);
   }
   return space;
+}
+
+std::vector<std::string> SearchSpace::launch_only_names() const {
+  std::vector<std::string> names;
+  for (const auto& parameter : parameters_)
+    if (parameter.launch_only) names.push_back(parameter.name);
+  return names;
 }
 
 std::vector<std::string> SearchSpace::parameter_names() const {

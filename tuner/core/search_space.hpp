@@ -39,6 +39,9 @@ struct Parameter {
   std::string name;
   std::vector<Value> values;
   std::string help;
+  // Read by the launch geometry only, never by the kernel ("launch_only": true): configs that
+  // differ only in such parameters share one compiled binary.
+  bool launch_only = false;
 };
 
 struct Constraint {
@@ -83,6 +86,7 @@ class SearchSpace {
   const std::vector<Parameter>& parameters() const { return parameters_; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
   std::vector<std::string> parameter_names() const;
+  std::vector<std::string> launch_only_names() const;  // see Parameter::launch_only
   std::uint64_t total() const;  // Cartesian product size, saturating at UINT64_MAX
 
   // Every config that satisfies all constraints in `context`. Throws InputError when a

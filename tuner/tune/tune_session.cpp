@@ -226,7 +226,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
 
   // GPU variants are compiled ahead on the CPU cores, `lookahead` configs in front of the devices.
   const auto builder = make_variant_builder(request.backend, in.family, problem,
-                                            device.properties.value("compile_arch", ""), compile_threads());
+                                            device.properties.value("compile_arch", ""), compile_threads(),
+                                            BuildEffort::full, in.space.launch_only_names());
   EvaluationTask task{request.backend, problem, request.measure, request.config_timeout_s};
   task.settings.seed = mix_seed(request.seed, problem.key());
   pool.begin(task, device.fingerprint, builder.get());
@@ -415,7 +416,8 @@ nlohmann::json run_compile_only(const TuneRequest& request, const std::string& a
   const DeviceInfo device = nominal_device(request.backend, arch);
   const SpaceContext context = make_context(problem, device);
   const ValidConfigs valid = space.enumerate(context);
-  const auto builder = make_variant_builder(request.backend, family, problem, arch, compile_threads(), effort);
+  const auto builder =
+      make_variant_builder(request.backend, family, problem, arch, compile_threads(), effort, space.launch_only_names());
   if (!builder) throw InputError("--compile-only: the " + request.backend + " backend has no compile step");
 
   for (std::size_t i = 0; i < valid.size(); ++i) builder->prefetch(i, valid.config(i));

@@ -12,6 +12,7 @@
 #include "tuner/backends/cuda/cuda_driver.hpp"
 #include "tuner/backends/cuda/nvml_monitor.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#include "tuner/backends/host_problem.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/measure/verify.hpp"
 
@@ -141,28 +142,18 @@ struct CudaBackend::Impl {
   }
 
   ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
-    // The family too: Problem::key() leaves it out, and one worker may serve several (ktune bench).
-    const std::string key = problem.family + ":" + problem.key() + "#" + std::to_string(seed);
-    if (state && state->key == key) return *state;
+    if (state && state->key == host_problem_key(problem, seed)) return *state;
     state.reset();
+    HostProblem host = make_host_problem(family, problem, seed);
     auto fresh = std::make_unique<ProblemState>();
-    fresh->key = key;
-    fresh->specs = family.tensors(problem);
-    HostTensors host = family.make_inputs(problem, seed);
-    std::vector<char> bytes;
-    for (std::size_t t = 0; t < fresh->specs.size(); ++t) {
-      const TensorSpec& spec = fresh->specs[t];
-      fresh->buffers.emplace_back(static_cast<std::size_t>(spec.bytes(problem)));
-      if (!spec.is_output) {
-        // The reference sees the inputs as the kernel does: rounded to the precision.
-        bytes.resize(static_cast<std::size_t>(spec.bytes(problem)));
-        cpu::store_values(spec.precision(problem), host[t], bytes.data());
-        cpu::load_values(spec.precision(problem), bytes.data(), host[t]);
-        KT_CU(cuMemcpyHtoD(fresh->buffers.back().pointer, bytes.data(), bytes.size()));
-      }
+    fresh->key = host.key;
+    fresh->specs = host.specs;
+    for (std::size_t t = 0; t < host.specs.size(); ++t) {
+      fresh->buffers.emplace_back(host.bytes[t]);
+      if (!host.stored[t].empty())
+        KT_CU(cuMemcpyHtoD(fresh->buffers.back().pointer, host.stored[t].data(), host.stored[t].size()));
     }
-    family.reference(problem, host);
-    fresh->expected = std::move(host);
+    fresh->expected = std::move(host.expected);
     state = std::move(fresh);
     return *state;
   }

@@ -31,7 +31,8 @@ class CudaBackend final : public Backend {
 DeviceInfo nominal_cuda_device(const std::string& arch);
 // The NVRTC build pool for the tuner (see tuner/backends/variant_builder.hpp).
 std::unique_ptr<VariantBuilder> make_cuda_variant_builder(const KernelFamily& family, const Problem& problem,
-                                                          const std::string& arch, int threads, BuildEffort effort);
+                                                          const std::string& arch, int threads, BuildEffort effort,
+                                                          const std::vector<std::string>& launch_only = {});
 // The architecture ktune compiles for on a device of compute capability major.minor:
 // sm_90a on Hopper and sm_100a on Blackwell (their arch-specific instructions), sm_XY elsewhere.
 std::string compile_arch(int major, int minor);

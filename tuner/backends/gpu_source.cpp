@@ -1,0 +1,121 @@
+#include "tuner/backends/gpu_source.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "ktune/embedded/cuda_sources.hpp"
+#include "tuner/core/errors.hpp"
+
+namespace ktune {
+namespace {
+
+const EmbeddedFile* find_embedded(std::string_view path) {
+  for (const auto& file : embedded::cuda_sources)
+    if (file.path == path) return &file;
+  return nullptr;
+}
+
+std::string upper(std::string text) {
+  for (auto& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return text;
+}
+
+const char* element_type(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return "float";
+    case Precision::tf32: return "float";  // rounded to tf32 on the host; the tensor cores read it so
+    case Precision::fp16: return "kt::half";
+    case Precision::bf16: return "kt::bfloat16";
+    case Precision::fp8_e4m3: return "kt::fp8_e4m3";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash) {
+  for (unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ull;
+  return hash;
+}
+
+std::string hex16(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string gpu_main_text(const GpuSource& source) {
+  if (!source.text.empty()) return std::string(source.text);
+  const EmbeddedFile* main = find_embedded(source.file);
+  if (!main) throw std::runtime_error("GPU source " + std::string(source.file) + " is not embedded in this build");
+  return std::string(main->text);
+}
+
+std::string gpu_source_hash(const GpuSource& source) {
+  if (!source.text.empty()) return hex16(fnv1a(source.text, fnv1a(source.file)));  // a file from outside ktune
+  std::uint64_t hash = fnv1a(gpu_main_text(source));
+  for (const auto& file : embedded::cuda_sources) hash = fnv1a(file.text, fnv1a(file.path, hash));
+  return hex16(hash);
+}
+
+EmbeddedHeaders::EmbeddedHeaders() {
+  for (const auto& file : embedded::cuda_sources) {
+    name_storage_.emplace_back(file.path);
+    text_storage_.emplace_back(file.text);
+  }
+  for (std::size_t i = 0; i < name_storage_.size(); ++i) {
+    names.push_back(name_storage_[i].c_str());
+    texts.push_back(text_storage_[i].c_str());
+  }
+}
+
+std::vector<std::string> variant_defines(const KernelFamily& family, const Problem& problem, const Config& config,
+                                         const std::vector<Precision>& supported, const std::string& backend) {
+  const char* type = element_type(problem.precision);
+  if (!type || std::find(supported.begin(), supported.end(), problem.precision) == supported.end()) {
+    std::vector<std::string> names;
+    for (Precision precision : supported) names.emplace_back(to_string(precision));
+    throw InputError(backend + " kernels take " + join_names(names) + ", not " + std::string(to_string(problem.precision)));
+  }
+  std::vector<std::string> defines{"-DKT_T=" + std::string(type),
+                                   "-DKT_PRECISION_" + upper(std::string(to_string(problem.precision)))};
+  for (const auto& [name, value] : problem.dims) defines.push_back("-DKT_DIM_" + upper(name) + "=" + std::to_string(value));
+  const GpuSource* source = family.cuda_source();
+  if (source && source->raw_defines) {
+    // Kernel Tuner's convention: each parameter under its own name, values as they are.
+    for (const auto& [name, value] : config.values) defines.push_back("-D" + name + "=" + to_string(value));
+    return defines;
+  }
+  for (const auto& [name, value] : config.values) {
+    const auto* text = std::get_if<std::string>(&value);
+    // String values become identifiers: KT_ORDER=KT_ORDER_row_major lets a kernel test them.
+    defines.push_back("-DKT_" + upper(name) + "=" + (text ? "KT_" + upper(name) + "_" + *text : to_string(value)));
+  }
+  return defines;
+}
+
+std::filesystem::path default_binary_cache_dir() {
+  if (const char* dir = std::getenv("KTUNE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* dir = std::getenv("XDG_CACHE_HOME"); dir && *dir) return std::filesystem::path(dir) / "ktune";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "ktune";
+  return "/tmp/ktune-cache";
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& bytes) {
+  const auto temporary = path.string() + ".tmp" + std::to_string(getpid()) + "-" +
+                         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + temporary);
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+}  // namespace ktune

@@ -1,0 +1,53 @@
+// What the run-time compilers of the GPU backends (NVRTC for CUDA, hiprtc for HIP) share: the
+// kernel sources embedded in ktune, the defines a variant is compiled with, the hash that keys
+// measurements and cached binaries, and the cache directory. One kernel source serves both
+// vendors (kernels/common/gpu_portable.cuh), so both compilers see the same files and defines.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/family.hpp"
+#include "tuner/core/config.hpp"
+
+namespace ktune {
+
+// FNV-1a 64: stable across platforms and builds, for cache keys and source hashes.
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull);
+std::string hex16(std::uint64_t value);
+
+// The main file's text: embedded in ktune, or carried by the source (a T1 spec's kernel).
+// std::runtime_error when an embedded file is missing from this build.
+std::string gpu_main_text(const GpuSource& source);
+// Hash of the source and every embedded header it can include (an edited shared header must
+// never let an old binary or measurement be reused).
+std::string gpu_source_hash(const GpuSource& source);
+
+// Every embedded file as a (name, text) header, so `#include "kernels/common/..."` resolves
+// inside the run-time compilers.
+struct EmbeddedHeaders {
+  std::vector<const char*> names;
+  std::vector<const char*> texts;
+  EmbeddedHeaders();
+
+ private:
+  std::vector<std::string> name_storage_, text_storage_;  // null-terminated copies
+};
+
+// The defines of a variant: -DKT_T=<element type>, -DKT_PRECISION_<P>, -DKT_DIM_<DIM>=<value>
+// and -DKT_<PARAM>=<value> (string values become KT_<PARAM>_<value>); a source with
+// raw_defines gets each parameter under its own name instead. InputError for a precision the
+// kernels cannot store (`supported` lists those of the backend).
+std::vector<std::string> variant_defines(const KernelFamily& family, const Problem& problem, const Config& config,
+                                         const std::vector<Precision>& supported, const std::string& backend);
+
+// $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune, else /tmp/ktune-cache.
+std::filesystem::path default_binary_cache_dir();
+// Writes `bytes` under a unique temporary name and renames it into place, so concurrent
+// compiles never see half a file.
+void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
+
+}  // namespace ktune

@@ -1,0 +1,355 @@
+#include "tuner/backends/hip/hip_backend.hpp"
+
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include "tuner/backends/gpu_source.hpp"
+#include "tuner/backends/hip/hip_library.hpp"
+#include "tuner/backends/hip/hiprtc_compiler.hpp"
+#include "tuner/backends/host_problem.hpp"
+#include "tuner/backends/output_check.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/measure/verify.hpp"
+
+namespace ktune {
+namespace {
+
+std::int64_t launch_value(const VariantBuild& build, const char* name, std::int64_t fallback) {
+  const auto it = build.launch.find(name);
+  return it == build.launch.end() ? fallback : it->second;
+}
+
+// Device memory freed on scope exit; the no-throw release suits destructors.
+struct DeviceBuffer {
+  void* pointer = nullptr;
+  std::size_t bytes = 0;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t size) : bytes(size) { KT_HIP(hipMalloc(&pointer, size == 0 ? 1 : size)); }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) { other.pointer = nullptr; }
+  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
+  ~DeviceBuffer() {
+    if (pointer) (void)HipLibrary::runtime().hipFree(pointer);
+  }
+};
+
+// "gfx90a" of "gfx90a:sramecc+:xnack-": the target hiprtc compiles for.
+std::string target_of(const std::string& gcn_arch_name) { return gcn_arch_name.substr(0, gcn_arch_name.find(':')); }
+
+}  // namespace
+
+int hip_device_count() {
+  try {
+    int count = 0;
+    // hipErrorNoDevice (no AMD GPU, or no amdgpu driver) is an answer: none.
+    if (HipLibrary::runtime().hipGetDeviceCount(&count) == hipSuccess) return count;
+  } catch (const BackendUnavailable&) {
+  }
+  return 0;
+}
+
+DeviceInfo nominal_hip_device(const std::string& arch) {
+  if (!HiprtcCompiler::valid_arch(arch))
+    throw InputError("--arch: '" + arch + "' is not an AMD GPU target such as gfx90a, gfx940 or gfx1030");
+  DeviceInfo info;
+  info.backend = "hip";
+  info.vendor = "amd";
+  info.architecture = arch;
+  info.name = "nominal " + arch + " GPU (compile-only)";
+  // CDNA (gfx9xx: MI200, MI300) runs wavefronts of 64 lanes; RDNA (gfx10xx, gfx11xx) of 32, the
+  // default of hiprtc there. Every AMD GPU has 64 KiB of LDS (shared memory) per workgroup.
+  const bool cdna = arch.size() == 6 && arch.rfind("gfx9", 0) == 0;
+  const bool mi300 = arch.rfind("gfx94", 0) == 0;
+  info.limits = {{"max_threads_per_block", 1024},
+                 {"max_shared_memory_per_block", 65536},
+                 {"max_shared_memory_per_multiprocessor", 65536},
+                 {"sm_count", mi300 ? 304 : cdna ? 110 : 80},
+                 {"l2_bytes", mi300 ? 4194304 : cdna ? 8388608 : 4194304},
+                 {"warp_size", cdna ? 64 : 32},
+                 {"max_cluster_size", 1},
+                 {"has_wgmma", 0},
+                 {"sm_version", 0},
+                 {"memory_bytes", std::int64_t{64} << 30}};
+  info.properties = {{"compile_arch", arch}, {"nominal", true}};
+  info.fingerprint = "hip|nominal|" + arch;
+  return info;
+}
+
+struct HipBackend::Impl {
+  int device = 0;
+  DeviceInfo info;
+  bool healthy = true;
+  std::optional<DeviceBuffer> flush_buffer;  // written between samples to evict L2
+
+  struct ProblemState {
+    std::string key;
+    std::vector<TensorSpec> specs;
+    std::vector<DeviceBuffer> buffers;
+    HostTensors expected;
+  };
+  std::unique_ptr<ProblemState> state;
+
+  // The loaded module of the last variant; a tune evaluates one variant at a time.
+  hipModule_t module = nullptr;
+  std::string module_path;
+
+  ~Impl() {
+    if (module) (void)HipLibrary::runtime().hipModuleUnload(module);
+  }
+
+  ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+    if (state && state->key == host_problem_key(problem, seed)) return *state;
+    state.reset();
+    HostProblem host = make_host_problem(family, problem, seed);
+    auto fresh = std::make_unique<ProblemState>();
+    fresh->key = host.key;
+    fresh->specs = host.specs;
+    for (std::size_t t = 0; t < host.specs.size(); ++t) {
+      fresh->buffers.emplace_back(host.bytes[t]);
+      if (!host.stored[t].empty())
+        KT_HIP(hipMemcpyHtoD(fresh->buffers.back().pointer, host.stored[t].data(), host.stored[t].size()));
+    }
+    fresh->expected = std::move(host.expected);
+    state = std::move(fresh);
+    return *state;
+  }
+
+  hipFunction_t load(const std::string& path, const std::string& entry) {
+    const HipLibrary& hip = HipLibrary::runtime();
+    if (module && module_path != path) {
+      (void)hip.hipModuleUnload(module);
+      module = nullptr;
+    }
+    if (!module) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw std::runtime_error("cannot read the compiled variant " + path);
+      const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      KT_HIP(hipModuleLoadData(&module, image.data()));
+      module_path = path;
+    }
+    hipFunction_t function = nullptr;
+    KT_HIP(hipModuleGetFunction(&function, module, entry.c_str()));
+    return function;
+  }
+};
+
+HipBackend::HipBackend(int device_index) : impl_(std::make_unique<Impl>()) {
+  const HipLibrary& hip = HipLibrary::runtime();  // BackendUnavailable, saying what is missing
+  int count = 0;
+  const hipError_t counted = hip.hipGetDeviceCount(&count);
+  if (counted != hipSuccess || count == 0)
+    throw BackendUnavailable("no HIP device was found: the HIP runtime reports " +
+                             (counted == hipSuccess ? std::string("no AMD GPU")
+                                                     : hip.error_text(counted) +
+                                                           " (no AMD GPU, or the amdgpu kernel driver is not loaded)") +
+                             ". Use --compile-only --arch gfx90a (or another target) to check HIP variants "
+                             "without a GPU.");
+  if (device_index < 0 || device_index >= count)
+    throw BackendUnavailable("no HIP device " + std::to_string(device_index) + ": this machine has " +
+                             std::to_string(count));
+  Impl& self = *impl_;
+  self.device = device_index;
+  KT_HIP(hipSetDevice(device_index));
+  hipDeviceProp_t properties{};
+  KT_HIP(hipGetDeviceProperties(&properties, device_index));
+  char bus[64] = {};
+  KT_HIP(hipDeviceGetPCIBusId(bus, sizeof bus, device_index));
+  int driver_version = 0, runtime_version = 0;
+  KT_HIP(hipDriverGetVersion(&driver_version));
+  KT_HIP(hipRuntimeGetVersion(&runtime_version));
+  const std::string arch = target_of(properties.gcnArchName);
+
+  DeviceInfo& info = self.info;
+  info.backend = "hip";
+  info.name = properties.name;
+  info.vendor = "amd";
+  info.architecture = arch;
+  info.limits = {{"max_threads_per_block", properties.maxThreadsPerBlock},
+                 {"max_shared_memory_per_block", static_cast<std::int64_t>(properties.sharedMemPerBlock)},
+                 {"max_shared_memory_per_multiprocessor",
+                  static_cast<std::int64_t>(properties.maxSharedMemoryPerMultiProcessor)},
+                 {"sm_count", properties.multiProcessorCount},
+                 {"l2_bytes", properties.l2CacheSize},
+                 {"warp_size", properties.warpSize},
+                 {"max_cluster_size", 1},
+                 {"has_wgmma", 0},
+                 {"sm_version", 0},
+                 {"memory_bytes", static_cast<std::int64_t>(properties.totalGlobalMem)}};
+  info.properties = {{"gcn_arch_name", properties.gcnArchName},
+                     {"compile_arch", arch},
+                     {"pci_bus_id", bus},
+                     {"device_count", count},
+                     {"driver_version", driver_version},
+                     {"runtime_version", runtime_version},
+                     {"hiprtc_version", HiprtcCompiler::hiprtc_version()},
+                     {"memory_clock_khz", properties.memoryClockRate},
+                     {"memory_bus_width", properties.memoryBusWidth}};
+  info.fingerprint = "hip|" + info.name + "|" + std::string(properties.gcnArchName) +
+                     "|cus=" + std::to_string(properties.multiProcessorCount) +
+                     "|mem=" + std::to_string(properties.totalGlobalMem >> 20) +
+                     "MiB|driver=" + std::to_string(driver_version);
+  // Twice the L2, so a flush really evicts everything the previous sample left there.
+  self.flush_buffer.emplace(static_cast<std::size_t>(properties.l2CacheSize) * 2);
+}
+
+HipBackend::~HipBackend() = default;
+
+const DeviceInfo& HipBackend::device() const { return impl_->info; }
+bool HipBackend::healthy() const { return impl_->healthy; }
+void HipBackend::prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+  impl_->prepare_problem(family, problem, seed);
+}
+
+EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                                      const VariantBuild& build, const MeasureSettings& settings) {
+  Impl& self = *impl_;
+  const HipLibrary& hip = HipLibrary::runtime();
+  EvaluationResult result;
+  result.compile_ms = build.compile_ms;
+  VariantBuild variant = build;
+  if (variant.binary.empty()) {  // not built by the tuner: compile here
+    const HiprtcCompiler compiler(self.info.architecture, default_binary_cache_dir());
+    const CompiledHipVariant compiled = compiler.compile(family, problem, config);
+    result.compile_ms = compiled.compile_ms;
+    if (!compiled.ok) {
+      result.outcome = Outcome::compile_error;
+      result.message = compiled.log;
+      return result;
+    }
+    variant.binary = compiled.code_path.string();
+    variant.entry = compiled.entry;
+  }
+
+  try {
+    Impl::ProblemState& state = self.prepare_problem(family, problem, settings.seed);
+    hipFunction_t function = nullptr;
+    try {
+      function = self.load(variant.binary, variant.entry);
+    } catch (const HipError& e) {
+      result.outcome = Outcome::launch_error;
+      result.message = std::string("loading the variant failed: ") + e.what();
+      return result;
+    }
+    const auto grid_x = launch_value(variant, "grid_x", 0);
+    if (grid_x <= 0) {
+      result.outcome = Outcome::unsupported;
+      result.message = "the search space gives no positive launch.grid_x for this config";
+      return result;
+    }
+    if (launch_value(variant, "cluster_x", 1) > 1 || !family.tensor_maps(problem, config).empty()) {
+      result.outcome = Outcome::unsupported;
+      result.message = "thread-block clusters and TMA descriptors are NVIDIA features; the HIP space must not select them";
+      return result;
+    }
+    const auto shared_bytes = launch_value(variant, "shared_bytes", 0);
+
+    // A workspace of launch.workspace_bytes, passed after the dims, as on CUDA.
+    const auto workspace_bytes = launch_value(variant, "workspace_bytes", -1);
+    DeviceBuffer workspace;
+    if (workspace_bytes > 0) {
+      const hipError_t allocated = hip.hipMalloc(&workspace.pointer, static_cast<std::size_t>(workspace_bytes));
+      if (allocated != hipSuccess) workspace.pointer = nullptr;
+      if (allocated == hipErrorOutOfMemory) {
+        result.outcome = Outcome::out_of_memory;
+        result.message = "the variant's workspace of " + std::to_string(workspace_bytes) +
+                         " bytes (launch.workspace_bytes) could not be allocated: " + hip.error_text(allocated);
+        return result;
+      }
+      hip.check(allocated, "hipMalloc(workspace)", __FILE__, __LINE__);
+      workspace.bytes = static_cast<std::size_t>(workspace_bytes);
+      KT_HIP(hipMemsetD8(workspace.pointer, 0, workspace.bytes));
+    }
+
+    // Kernel parameters: the tensors' device pointers, then the dims as long long, then the
+    // workspace when the space declares one (or the family's own argument list).
+    std::vector<void*> pointers;
+    for (const auto& buffer : state.buffers) pointers.push_back(buffer.pointer);
+    std::vector<long long> dims;
+    for (const auto& [name, value] : problem.dims) dims.push_back(value);
+    std::vector<void*> arguments;
+    std::vector<KernelArgument> listed = family.kernel_arguments(problem);
+    if (listed.empty()) {
+      for (auto& pointer : pointers) arguments.push_back(&pointer);
+      for (auto& dim : dims) arguments.push_back(&dim);
+      if (workspace_bytes >= 0) arguments.push_back(&workspace.pointer);
+    } else {
+      for (KernelArgument& argument : listed)
+        arguments.push_back(argument.tensor >= 0 ? static_cast<void*>(&pointers.at(static_cast<std::size_t>(argument.tensor)))
+                                                 : static_cast<void*>(argument.bytes.data()));
+    }
+    const auto grid_y = launch_value(variant, "grid_y", 1), grid_z = launch_value(variant, "grid_z", 1);
+    const auto block_x = launch_value(variant, "block_x", 1), block_y = launch_value(variant, "block_y", 1),
+               block_z = launch_value(variant, "block_z", 1);
+    auto launch = [&] {
+      KT_HIP(hipModuleLaunchKernel(function, static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y),
+                                   static_cast<unsigned>(grid_z), static_cast<unsigned>(block_x),
+                                   static_cast<unsigned>(block_y), static_cast<unsigned>(block_z),
+                                   static_cast<unsigned>(shared_bytes), nullptr, arguments.data(), nullptr));
+    };
+
+    // Verification on poisoned outputs: 0xFF bytes are NaN in every float format.
+    for (std::size_t t = 0; t < state.specs.size(); ++t)
+      if (state.specs[t].is_output) KT_HIP(hipMemsetD8(state.buffers[t].pointer, 0xFF, state.buffers[t].bytes));
+    try {
+      launch();
+      KT_HIP(hipDeviceSynchronize());
+    } catch (const HipError& e) {
+      if (e.sticky()) throw;
+      result.outcome = Outcome::launch_error;
+      result.message = e.what();
+      return result;
+    }
+    std::vector<std::vector<char>> copies;
+    copies.reserve(state.specs.size());  // outputs points into these: no reallocation
+    std::vector<StoredOutput> outputs;
+    for (std::size_t t = 0; t < state.specs.size(); ++t) {
+      if (!state.specs[t].is_output) continue;
+      copies.emplace_back(state.buffers[t].bytes);
+      KT_HIP(hipMemcpyDtoH(copies.back().data(), state.buffers[t].pointer, copies.back().size()));
+      outputs.push_back({copies.back().data(), state.specs[t].precision(problem), state.expected[t]});
+    }
+    const bool verifies = family.verifies();
+    result.error = verifies ? stored_outputs_error(outputs) : -1.0;
+    const Verdict verdict = verifies ? judge_error(result.error, family.tolerance(problem.precision)) : Verdict{true, ""};
+    if (!verdict.passed) {
+      result.outcome = Outcome::wrong_result;
+      result.message = verdict.message;
+      return result;
+    }
+
+    for (int i = 0; i < settings.warmup_runs; ++i) launch();
+    hipEvent_t start = nullptr, stop = nullptr;
+    KT_HIP(hipEventCreate(&start));
+    KT_HIP(hipEventCreate(&stop));
+    const bool flush = family.memory_bound();
+    StoppingRule rule(settings.stopping);
+    while (!rule.done()) {
+      if (flush) KT_HIP(hipMemsetD8Async(self.flush_buffer->pointer, 0, self.flush_buffer->bytes, nullptr));
+      KT_HIP(hipEventRecord(start, nullptr));
+      launch();
+      KT_HIP(hipEventRecord(stop, nullptr));
+      KT_HIP(hipEventSynchronize(stop));
+      float ms = 0;
+      KT_HIP(hipEventElapsedTime(&ms, start, stop));
+      result.samples_ns.push_back(ms * 1e6);
+      rule.add(ms * 1e6);
+    }
+    (void)hip.hipEventDestroy(start);
+    (void)hip.hipEventDestroy(stop);
+    result.environment["l2_flushed"] = flush;
+    result.stats = summarize(result.samples_ns);
+    result.outcome = Outcome::ok;
+    result.message = verdict.message + "; " + rule.reason();
+    return result;
+  } catch (const HipError& e) {
+    // A memory fault and the like leave the device unusable: report, then let the worker end.
+    if (!e.sticky()) throw;
+    self.healthy = false;
+    result.outcome = Outcome::crashed;
+    result.message = e.what();
+    result.samples_ns.clear();
+    return result;
+  }
+}
+
+}  // namespace ktune

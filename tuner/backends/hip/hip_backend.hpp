@@ -1,0 +1,40 @@
+// The HIP backend (worker side, AMD GPUs): loads hiprtc-compiled code objects through the HIP
+// module API, keeps the problem's tensors on the device, verifies each variant against the
+// float64 reference and times it with HIP events, flushing L2 between samples of memory-bound
+// kernels. Built and compile-checked here; no AMD GPU has run it yet (README).
+#pragma once
+
+#include <memory>
+
+#include "tuner/backends/backend.hpp"
+#include "tuner/backends/variant_builder.hpp"
+
+namespace ktune {
+
+class HipBackend final : public Backend {
+ public:
+  explicit HipBackend(int device_index);  // BackendUnavailable when there is no such device
+  ~HipBackend() override;
+  const DeviceInfo& device() const override;
+  using Backend::evaluate;
+  EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                            const VariantBuild& build, const MeasureSettings& settings) override;
+  bool healthy() const override;
+  void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// How many AMD GPUs the HIP runtime sees; 0 without the runtime or a device.
+int hip_device_count();
+// Limits of a typical GPU of `arch` (gfx90a: an MI210/MI250X; gfx94x: an MI300; gfx10xx/11xx:
+// a Radeon RX 6000/7000), for building constrained spaces when compiling without a GPU.
+DeviceInfo nominal_hip_device(const std::string& arch);
+// The hiprtc build pool for the tuner (see tuner/backends/variant_builder.hpp).
+std::unique_ptr<VariantBuilder> make_hip_variant_builder(const KernelFamily& family, const Problem& problem,
+                                                         const std::string& arch, int threads, BuildEffort effort,
+                                                          const std::vector<std::string>& launch_only = {});
+
+}  // namespace ktune
