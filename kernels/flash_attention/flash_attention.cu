@@ -40,7 +40,9 @@ struct Lengths {
 
 }  // namespace kt::attention
 
-#if KT_PATH == KT_PATH_simt
+#ifndef KT_PATH
+#error "KT_PATH must name the kernel path (the search space's path parameter)"
+#elif KT_PATH == KT_PATH_simt
 #include "kernels/flash_attention/flash_attention_simt.cuh"
 #elif KT_PATH == KT_PATH_mma
 #include "kernels/flash_attention/flash_attention_softmax.cuh"

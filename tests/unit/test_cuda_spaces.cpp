@@ -43,7 +43,8 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
     const bool flat = space.family() == "copy";  // one dim: the elements of a rows x cols tensor
     const bool gemm = space.family() == "gemm";  // rows x cols of D, reduction over cols
     // Attention: rows is the sequence, cols / 512 the heads, head sizes 64, 128 and 256, causal
-    // on odd rows; 16-bit only (its CUDA paths are tensor-core paths; fp32 runs on the CPU).
+    // on odd rows; 16-bit only: its default config is a tensor-core path, which fp32 does not take
+    // (fp32 runs the simt path alone, checked on the GPU).
     const bool attention = space.family() == "flash_attention";
     for (const auto& [rows, cols] : std::map<std::int64_t, std::int64_t>{{1, 8192}, {7, 1001}, {256, 4096}, {16384, 4096}, {32768, 8192}}) {
       const std::map<std::string, std::int64_t> shape =

@@ -2,6 +2,7 @@
 // distinct code, launch-only parameters left out), the defines of a variant, and search
 // spaces' launch_only flags.
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "tuner/backends/gpu_source.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
+#include "tuner/tune/tune_session.hpp"
 
 namespace ktune {
 namespace {
@@ -110,6 +112,51 @@ TEST(GpuSource, PortableFamiliesHaveAHipSourceAndSpace) {
   }
   EXPECT_NE(find_family("gemm").hip_source(), nullptr);
   EXPECT_NE(find_family("flash_attention").hip_source(), nullptr);
+}
+
+// An AMD GPU's limits: CDNA (MI210-class, wavefronts of 64) or RDNA (wavefronts of 32).
+DeviceInfo amd(bool cdna) {
+  DeviceInfo device;
+  device.limits = {{"max_threads_per_block", 1024}, {"max_shared_memory_per_block", 65536},
+                   {"max_shared_memory_per_multiprocessor", 65536}, {"sm_count", cdna ? 104 : 80},
+                   {"l2_bytes", cdna ? 8388608 : 4194304}, {"warp_size", cdna ? 64 : 32},
+                   {"max_cluster_size", 1}, {"has_wgmma", 0}, {"sm_version", 0}};
+  return device;
+}
+
+TEST(HipSpaces, EveryFamilyHasValidConfigsAndAValidDefaultOnAmdLimits) {
+  int spaces = 0;
+  for (const KernelFamily* family : all_families()) {
+    if (!family->hip_source()) continue;
+    ++spaces;
+    const SearchSpace space =
+        SearchSpace::load(std::string(KTUNE_SOURCE_DIR) + "/search_spaces/" + family->name() + ".hip.json");
+    std::map<std::string, std::int64_t> shape{{"rows", 4096}, {"cols", 4096}};
+    if (family->name() == "copy") shape = {{"n", 1 << 24}};
+    if (family->name() == "rmsnorm_rope") shape = {{"rows", 4096}, {"heads", 32}, {"head_dim", 128}};
+    if (family->name() == "gemm") shape = {{"m", 4096}, {"n", 4096}, {"k", 4096}};
+    if (family->name() == "flash_attention")
+      shape = {{"batch", 4}, {"heads", 16}, {"seq_q", 2048}, {"seq_kv", 2048}, {"head_dim", 128}};
+    for (const bool cdna : {true, false}) {
+      for (const Precision precision : {Precision::fp32, Precision::bf16}) {
+        SCOPED_TRACE(family->name() + (cdna ? " cdna " : " rdna ") + std::string(to_string(precision)));
+        const SpaceContext context = make_context(family->make_problem(shape, precision), amd(cdna));
+        const ValidConfigs valid = space.enumerate(context);
+        EXPECT_GT(valid.size(), 0u);
+        ASSERT_TRUE(space.default_config());
+        EXPECT_TRUE(space.violated(*space.default_config(), context).empty());
+        for (std::size_t i = 0; i < valid.size(); ++i) {
+          const auto launch = space.launch(valid.config(i), context);
+          EXPECT_EQ(launch.count("cluster_x"), 0u);  // no thread-block clusters on AMD
+          const auto block = std::get<std::int64_t>(launch.at("block_x"));
+          EXPECT_TRUE(block >= 1 && block <= 1024) << valid.config(i).key();
+          const auto shared = launch.count("shared_bytes") ? std::get<std::int64_t>(launch.at("shared_bytes")) : 0;
+          EXPECT_LE(shared, 65536) << valid.config(i).key();
+        }
+      }
+    }
+  }
+  EXPECT_EQ(spaces, 11);
 }
 
 TEST(SearchSpaceLaunchOnly, IsReadAndChecked) {
