@@ -1,6 +1,7 @@
 #include "tuner/backends/hip/hiprtc_compiler.hpp"
 
 #include <chrono>
+#include <mutex>
 #include <regex>
 
 #include "tuner/backends/gpu_source.hpp"
@@ -9,6 +10,13 @@
 
 namespace ktune {
 namespace {
+
+// hiprtc 5.2 is not safe to call from several threads at once: with two compiles in flight, about
+// one variant in a few hundred failed spuriously (and passed when compiled again alone).
+std::mutex& hiprtc_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
 
 std::string program_log(const HipLibrary& rtc, hiprtcProgram program) {
   std::size_t size = 0;
@@ -75,6 +83,7 @@ CompiledHipVariant HiprtcCompiler::compile(const KernelFamily& family, const Pro
   EmbeddedHeaders headers;  // hiprtc takes the arrays as non-const
   std::vector<const char*> option_ptrs;
   for (const auto& option : options) option_ptrs.push_back(option.c_str());
+  std::lock_guard lock(hiprtc_mutex());
   const auto start = std::chrono::steady_clock::now();
   hiprtcProgram program = nullptr;
   hiprtcResult status = rtc.hiprtcCreateProgram(&program, main_text.c_str(), std::string(source->file).c_str(),

@@ -32,8 +32,8 @@ class HiprtcCompiler {
   // `fast_check`: -O0 instead of -O3 (about 40% faster), for compile checks only (every stage still runs).
   HiprtcCompiler(std::string arch, std::filesystem::path cache_dir, bool fast_check = false);
 
-  // Thread-safe: a pool of threads may compile different variants at once (each hiprtc program
-  // is its own comgr action).
+  // Thread-safe: calls into hiprtc are serialized (hiprtc 5.2 fails spuriously when two compiles
+  // run at once); the cache lookup is not.
   CompiledHipVariant compile(const KernelFamily& family, const Problem& problem, const Config& config) const;
   std::vector<std::string> options(const KernelFamily& family, const Problem& problem, const Config& config) const;
   const std::string& arch() const { return arch_; }
