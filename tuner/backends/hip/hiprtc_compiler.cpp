@@ -11,8 +11,8 @@
 namespace ktune {
 namespace {
 
-// hiprtc 5.2 is not safe to call from several threads at once: with two compiles in flight, about
-// one variant in a few hundred failed spuriously (and passed when compiled again alone).
+// hiprtc 5.2 is not reliable from several threads at once: with two compiles in flight, a long
+// check run had failures in 5 of 22 family/target runs that all passed when compiled again alone.
 std::mutex& hiprtc_mutex() {
   static std::mutex mutex;
   return mutex;
