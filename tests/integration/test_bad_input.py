@@ -58,7 +58,8 @@ class BadInput(harness.KtuneTestCase):
         for backend in ("cuda", "hip", "vulkan"):
             if built[backend]["status"] == "available":
                 continue  # a machine with this GPU: nothing is absent
-            expected = "no CUDA device" if built[backend]["built"] and backend == "cuda" else \
+            absent = {"cuda": "no CUDA device", "hip": "no HIP device was found"}
+            expected = absent.get(backend, "") if built[backend]["built"] else \
                 f"the {backend} backend is not part of this build"
             self.assert_fails(["tune", "--kernel", "rmsnorm", "--backend", backend, "--db", self.db], 3, expected)
         self.assertFalse(os.path.exists(self.db), "a failed start must not create a database")
