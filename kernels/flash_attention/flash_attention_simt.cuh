@@ -16,10 +16,10 @@
 // partial sums with butterfly shuffles; a butterfly leaves the same bits on every lane, so each
 // lane runs the whole online softmax of its rows itself (running maximum and sum, no further
 // exchange, not even at the end) and adds P·V for its own chunks. Holding several rows per
-// thread reuses each 16-byte shared read of K or V for as many rows: on the H200, fp32 at
-// head_dim 128, one row per thread ran at 11-15 TFLOP/s and four at up to 32. The scores of a
-// block of keys stay in registers, so KT_BLOCK_KV is small (16 or 32); the search spaces bound
-// the registers the tiles take (simt_registers).
+// thread reuses each 16-byte shared read of K or V for as many rows: with one row per thread
+// the loop is bound by shared-memory reads rather than by FMAs (rows_per_thread is tuned). The
+// scores of a block of keys stay in registers, so KT_BLOCK_KV is small (16 or 32); the search
+// spaces bound the registers the tiles take (simt_registers).
 // While a block of keys is being used, the next one is already loaded from global memory into
 // registers (raw, unconverted) and only stored to shared memory after the block's barrier: the
 // portable stand-in for cp.async stages.
