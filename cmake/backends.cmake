@@ -42,8 +42,17 @@ else()
   set(ktune_hip_found FALSE)
 endif()
 ktune_resolve_backend(hip ktune_hip_found)
+# Vulkan: the headers (the loader is opened at run time), glslc for the build-time SPIR-V and
+# glslang's libraries for variants compiled at tune time.
 find_package(Vulkan QUIET)
-ktune_resolve_backend(vulkan Vulkan_FOUND)
+find_program(KTUNE_GLSLC glslc)
+find_package(glslang CONFIG QUIET)
+if(Vulkan_INCLUDE_DIRS AND KTUNE_GLSLC AND TARGET glslang::glslang AND TARGET glslang::SPIRV)
+  set(ktune_vulkan_found TRUE)
+else()
+  set(ktune_vulkan_found FALSE)
+endif()
+ktune_resolve_backend(vulkan ktune_vulkan_found)
 
 foreach(backend cuda hip vulkan)
   string(TOUPPER ${backend} upper)

@@ -42,6 +42,14 @@ struct GpuSource {
   bool portable = false;
 };
 
+// A Vulkan compute shader in GLSL, compiled to SPIR-V with glslc at build time (for every
+// precision) and through glslang at tune time for configs with "compile_time" parameters. Its
+// contract with the backend (bindings, push constants, specialization constants) is written at
+// the top of kernels/common/vulkan_common.glsl.
+struct VulkanShader {
+  std::string_view file;  // e.g. "kernels/rmsnorm/rmsnorm.comp"
+};
+
 // One kernel argument in launch order, for kernels that do not take "tensors, then dims".
 struct KernelArgument {
   int tensor = -1;                   // index into tensors(), or -1 for a scalar
@@ -126,6 +134,8 @@ class KernelFamily {
   virtual const CpuKernel* cpu_kernel() const { return nullptr; }
   // The CUDA source, or nullptr when the family has none.
   virtual const GpuSource* cuda_source() const { return nullptr; }
+  // The Vulkan shader, or nullptr when the family has none.
+  virtual const VulkanShader* vulkan_shader() const { return nullptr; }
   // The HIP source: the CUDA source when it is portable (one source for both), else nullptr.
   const GpuSource* hip_source() const {
     const GpuSource* source = cuda_source();

@@ -11,6 +11,11 @@
 #include "tuner/backends/hip/hip_backend.hpp"
 #include "tuner/backends/hip/hiprtc_compiler.hpp"
 #endif
+#ifdef KTUNE_HAVE_VULKAN
+#include "tuner/backends/vulkan/vulkan_backend.hpp"
+#include "tuner/backends/vulkan/vulkan_context.hpp"
+#include "tuner/backends/vulkan/vulkan_shaders.hpp"
+#endif
 #include "tuner/backends/cpu/cpu_kernel.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -24,6 +29,9 @@ bool backend_built(const std::string& name) {
 #endif
 #ifdef KTUNE_HAVE_HIP
   if (name == "hip") return true;
+#endif
+#ifdef KTUNE_HAVE_VULKAN
+  if (name == "vulkan") return true;
 #endif
   return name == "cpu";
 }
@@ -63,6 +71,10 @@ std::string best_available_backend() {
 #ifdef KTUNE_HAVE_HIP
   if (hip_device_count() > 0) return "hip";
 #endif
+#ifdef KTUNE_HAVE_VULKAN
+  // A GPU only: lavapipe (Mesa's CPU Vulkan) is slower than the CPU backend on the same cores.
+  if (vulkan_gpu_present()) return "vulkan";
+#endif
   return "cpu";
 }
 
@@ -81,6 +93,9 @@ int device_count(const std::string& backend) {
 #ifdef KTUNE_HAVE_HIP
   if (backend == "hip") return hip_device_count();
 #endif
+#ifdef KTUNE_HAVE_VULKAN
+  if (backend == "vulkan") return vulkan_device_count();
+#endif
   return 0;
 }
 
@@ -89,6 +104,7 @@ bool has_implementation(const KernelFamily& family, const std::string& backend) 
   if (backend == "cpu") return family.cpu_kernel() != nullptr;
   if (backend == "cuda") return family.cuda_source() != nullptr;
   if (backend == "hip") return family.hip_source() != nullptr;
+  if (backend == "vulkan") return family.vulkan_shader() != nullptr;
   return false;
 }
 
@@ -103,6 +119,9 @@ std::string kernel_source_hash(const KernelFamily& family, const std::string& ba
 #ifdef KTUNE_HAVE_HIP
   if (backend == "hip" && family.hip_source()) return HiprtcCompiler::source_hash(family);
 #endif
+#ifdef KTUNE_HAVE_VULKAN
+  if (backend == "vulkan" && family.vulkan_shader()) return vulkan_source_hash(family);
+#endif
   throw InputError("kernel '" + family.name() + "' has no " + backend + " implementation");
 }
 
@@ -113,6 +132,9 @@ std::unique_ptr<Backend> open_backend(const std::string& name, int device_index)
 #endif
 #ifdef KTUNE_HAVE_HIP
   if (name == "hip") return std::make_unique<HipBackend>(device_index);
+#endif
+#ifdef KTUNE_HAVE_VULKAN
+  if (name == "vulkan") return std::make_unique<VulkanBackend>(device_index);
 #endif
   if (device_index != 0)
     throw BackendUnavailable("the cpu backend has one device (index 0), not " + std::to_string(device_index));
@@ -139,6 +161,10 @@ std::unique_ptr<VariantBuilder> make_variant_builder(const std::string& backend,
 #endif
 #ifdef KTUNE_HAVE_HIP
   if (backend == "hip") return make_hip_variant_builder(family, problem, arch, threads, effort, launch_only);
+#endif
+#ifdef KTUNE_HAVE_VULKAN
+  // SPIR-V has no target architecture and one optimization level (the driver's).
+  if (backend == "vulkan") return make_vulkan_variant_builder(family, problem, threads, launch_only);
 #endif
   (void)family, (void)problem, (void)arch, (void)threads, (void)effort, (void)launch_only;
   if (backend != "cpu") require_backend_built(backend);

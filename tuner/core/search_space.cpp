@@ -171,6 +171,17 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
       if (!flag->is_boolean()) throw InputError(at + ".launch_only: expected true or false, got " + flag->dump());
       parameter.launch_only = flag->get<bool>();
     }
+    // Vulkan shaders take their parameters as specialization constants, set when the pipeline is
+    // created, so one SPIR-V module serves every value; only a parameter that changes the code's
+    // structure ("compile_time": true) arrives as a #define and needs a module of its own.
+    if (const auto flag = parameters[i].find("compile_time"); flag != parameters[i].end()) {
+      if (!flag->is_boolean()) throw InputError(at + ".compile_time: expected true or false, got " + flag->dump());
+      if (space.backend_ != "vulkan")
+        throw InputError(at + ".compile_time: only Vulkan spaces have compile-time parameters (every " +
+                         space.backend_ + " parameter is compiled in)");
+      parameter.compile_time = flag->get<bool>();
+    }
+    if (space.backend_ == "vulkan" && !parameter.compile_time) parameter.launch_only = true;
     const auto& values = require(parameters[i], "values", at);
     if (!values.is_array() || values.empty())
       throw InputError(at + ".values: expected a non-empty array, got " + values.dump());

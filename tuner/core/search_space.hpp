@@ -42,6 +42,9 @@ struct Parameter {
   // Read by the launch geometry only, never by the kernel ("launch_only": true): configs that
   // differ only in such parameters share one compiled binary.
   bool launch_only = false;
+  // A Vulkan parameter compiled into the shader as a #define ("compile_time": true); every other
+  // Vulkan parameter is a specialization constant and so counts as launch_only.
+  bool compile_time = false;
 };
 
 struct Constraint {

@@ -1,0 +1,56 @@
+// Shared by every Vulkan compute shader of ktune (kernels/<family>/<family>.comp). The contract
+// between a shader and the Vulkan backend (tuner/backends/vulkan/):
+//
+//   - Tensors: storage buffer `binding = i` of set 0 is the family's tensor i, in tensors()
+//     order (inputs first). Elements are KT_ELEM (float, float16_t, or bf16 bits as uint16_t)
+//     unless the tensor has a storage precision of its own (attention's log-sum-exp: float).
+//     kt_load / kt_store convert to and from float; KT_ELEM4 and kt_load4 / kt_store4 move four.
+//   - Dims: a push-constant block of one `uint` per dim, in dims() order (the backend refuses a
+//     problem whose dim does not fit in 32 bits).
+//   - Workgroup size: `layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;`
+//     the backend sets them from the space's launch.block_x / block_y / block_z.
+//   - Tunables: `layout(constant_id = N) const uint KT_<PARAMETER> = default;` (N >= 3), found
+//     by name: the backend gives each the config's value of the parameter of that name.
+//     `KT_DIM_<DIM>` gets the problem's dim (a size a shader needs at pipeline creation).
+//   - A parameter that changes the code's structure is marked "compile_time" in the space and
+//     arrives as `#define KT_<PARAMETER> value` (string values: KT_<PARAMETER>_<value>); such
+//     variants are compiled at tune time through glslang. Every shader compiles with none of
+//     them defined: that variant is compiled with glslc at build time, for each precision.
+//   - The dispatch is launch.grid_x / grid_y / grid_z workgroups (65535 at most per dimension
+//     on many GPUs: the device limits max_grid_x/y/z are there for constraints).
+//   - The host defines exactly one of KT_PRECISION_FP32, KT_PRECISION_FP16, KT_PRECISION_BF16.
+#extension GL_EXT_shader_16bit_storage : require
+
+// Conversions are macros, not functions: a function taking a 16-bit type needs the 16-bit
+// arithmetic extensions (shaderFloat16 / shaderInt16), conversions on load and store do not.
+#if defined(KT_PRECISION_FP16)
+#define KT_ELEM float16_t
+#define KT_ELEM4 f16vec4
+#define kt_load(v) float(v)
+#define kt_store(v) float16_t(v)
+#define kt_load4(v) vec4(v)
+#define kt_store4(v) f16vec4(v)
+#elif defined(KT_PRECISION_BF16)
+// bfloat16 has no GLSL type on these compilers: its bits travel as uint16_t, and the
+// conversions are bit operations (round to nearest even on the way out, NaN kept NaN).
+#define KT_ELEM uint16_t
+#define KT_ELEM4 u16vec4
+uint kt_bf16_bits(float v) {
+  const uint bits = floatBitsToUint(v);
+  return isnan(v) ? 0x7fc0u : (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+}
+uvec4 kt_bf16_bits4(vec4 v) {
+  return uvec4(kt_bf16_bits(v.x), kt_bf16_bits(v.y), kt_bf16_bits(v.z), kt_bf16_bits(v.w));
+}
+#define kt_load(v) uintBitsToFloat(uint(v) << 16)
+#define kt_store(v) uint16_t(kt_bf16_bits(v))
+#define kt_load4(v) uintBitsToFloat(uvec4(v) << 16)
+#define kt_store4(v) u16vec4(kt_bf16_bits4(v))
+#else
+#define KT_ELEM float
+#define KT_ELEM4 vec4
+#define kt_load(v) (v)
+#define kt_store(v) (v)
+#define kt_load4(v) (v)
+#define kt_store4(v) (v)
+#endif

@@ -1,0 +1,53 @@
+// One Vulkan device ready for compute: the instance, the chosen physical device (discrete GPUs
+// first, lavapipe, Mesa's CPU implementation, last), a logical device with every feature the
+// shaders may use (16-bit storage, float16, cooperative matrices when offered), a compute queue
+// with timestamps, and the device's fingerprint and limits for the search spaces.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "tuner/backends/vulkan/vulkan_library.hpp"
+#include "tuner/core/device.hpp"
+
+namespace ktune {
+
+// The number of Vulkan devices, lavapipe included (0 when there is no loader or no driver).
+int vulkan_device_count();
+// True when one of them is a GPU rather than lavapipe: Vulkan is then worth choosing by default.
+bool vulkan_gpu_present();
+
+class VulkanContext {
+ public:
+  // BackendUnavailable when there is no loader, no device `index`, or the device lacks Vulkan 1.2.
+  explicit VulkanContext(int index);
+  ~VulkanContext();
+  VulkanContext(const VulkanContext&) = delete;
+  VulkanContext& operator=(const VulkanContext&) = delete;
+
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  std::uint32_t queue_family() const { return queue_family_; }
+  const DeviceInfo& info() const { return info_; }
+  double timestamp_period_ns() const { return timestamp_period_ns_; }
+  std::uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
+  bool is_cpu() const { return is_cpu_; }
+  VkDeviceSize max_storage_buffer_range() const { return max_storage_buffer_range_; }
+  // A memory type with all of `required` among those in `allowed_bits`; VulkanError when none.
+  std::uint32_t memory_type(std::uint32_t allowed_bits, VkMemoryPropertyFlags required) const;
+
+ private:
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  std::uint32_t queue_family_ = 0;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  DeviceInfo info_;
+  double timestamp_period_ns_ = 1;
+  std::uint32_t timestamp_valid_bits_ = 64;
+  bool is_cpu_ = false;
+  VkDeviceSize max_storage_buffer_range_ = 0;
+};
+
+}  // namespace ktune
