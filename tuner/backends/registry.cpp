@@ -57,6 +57,13 @@ void require_backend_built(const std::string& name) {
                              }() + "=ON on a machine with its toolchain");
 }
 
+void require_backend_precision(const std::string& backend, Precision precision) {
+#ifdef KTUNE_HAVE_VULKAN
+  if (backend == "vulkan") require_vulkan_precision(precision);
+#endif
+  (void)backend, (void)precision;
+}
+
 std::string best_available_backend() {
 #ifdef KTUNE_HAVE_CUDA
   // A GPU counts as present when the driver loads and reports a device; asked in-process, since
@@ -148,6 +155,9 @@ DeviceInfo nominal_device(const std::string& backend, const std::string& arch) {
 #endif
 #ifdef KTUNE_HAVE_HIP
   if (backend == "hip") return nominal_hip_device(arch);
+#endif
+#ifdef KTUNE_HAVE_VULKAN
+  if (backend == "vulkan") return nominal_vulkan_device(arch);
 #endif
   (void)arch;  // only the GPU backends built in read it
   throw InputError("--arch (a nominal device) applies to GPU backends, not " + backend);

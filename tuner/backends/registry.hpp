@@ -16,6 +16,10 @@ bool backend_built(const std::string& name);
 // InputError for an unknown name (listing the known ones); BackendUnavailable, saying what is
 // missing, for a backend this binary was built without.
 void require_backend_built(const std::string& name);
+// InputError when the backend's kernels cannot store `precision` (Vulkan shaders: fp32, fp16,
+// bf16), said before any device is opened or space enumerated. The run-time compilers of the
+// other backends say it themselves when their first variant is built.
+void require_backend_precision(const std::string& backend, Precision precision);
 // The backend `ktune tune` uses when none is given: the first GPU backend with a device,
 // else the CPU.
 std::string best_available_backend();

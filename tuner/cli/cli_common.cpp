@@ -110,9 +110,12 @@ void check_output_dir(const std::string& dir, const std::string& option, const s
 }
 
 void check_arch(const std::string& backend, const std::string& arch) {
-  if (backend != "cuda" && backend != "hip")
+  if (backend != "cuda" && backend != "hip" && backend != "vulkan")
     throw InputError("--arch " + arch + " names a GPU architecture, which the " + backend +
-                     " backend does not have; pass --backend cuda or --backend hip, or leave out --arch");
+                     " backend does not have; pass --backend cuda, hip or vulkan, or leave out --arch");
+  if (backend == "vulkan" && arch != "nvidia" && arch != "lavapipe")
+    throw InputError("--arch: '" + arch + "' is not a Vulkan device kind ktune knows the limits of; give nvidia "
+                     "(NVIDIA's driver, cooperative matrices) or lavapipe (Mesa's CPU driver)");
   if (backend == "cuda" && !std::regex_match(arch, std::regex("sm_[0-9]{2,3}[af]?")))
     throw InputError("--arch: '" + arch + "' is not a CUDA architecture; give one such as sm_80, sm_90a or sm_100a");
   if (backend == "hip" && !std::regex_match(arch, std::regex("gfx[0-9a-f]{3,4}")))

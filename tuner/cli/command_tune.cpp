@@ -159,7 +159,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   if (options.compile_only) {
     if (backend == "cpu")
       throw InputError("--compile-only compiles GPU variants, and the cpu backend has no compile step; "
-                       "pass --backend cuda or --backend hip");
+                       "pass --backend cuda, hip or vulkan");
     check_arch(backend, options.arch);
   }
   // The export directory is checked before the tune, not after minutes of measuring.
@@ -323,8 +323,9 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                     "variant that does not build still fails). For checking variants in CI: a tune never\n"
                     "reuses these binaries");
   command->add_option("--arch", options->arch,
-                      "Target architecture for --compile-only: sm_90a, sm_80... (cuda) or gfx90a, gfx940,\n"
-                      "gfx1030 (hip: the targets of Debian's hiprtc 5.2)")
+                      "Target architecture for --compile-only: sm_90a, sm_80... (cuda), gfx90a, gfx940,\n"
+                      "gfx1030 (hip: the targets of Debian's hiprtc 5.2), or nvidia, lavapipe (vulkan: whose\n"
+                      "limits select the variants; SPIR-V itself has no architecture)")
       ->check(non_empty("give a GPU architecture such as sm_90a or gfx90a"));
   command->add_option("--devices", options->devices,
                       "Devices to measure on at once: all, or indices such as 0,2 (default 0). Each gets\n"

@@ -372,6 +372,7 @@ std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devic
     throw InputError(space_file.string() + ": describes " + space.family() + " on " + space.backend() + ", not " +
                      family.name() + " on " + request.backend);
   check_strategy_name(request.strategy);  // before the device is opened
+  require_backend_precision(request.backend, problem.precision);
 
   // The devices first: a missing backend or GPU must not leave a new database behind.
   EvaluationPool& pool = devices.open(kHelloTimeoutSeconds);
@@ -410,6 +411,7 @@ nlohmann::json run_compile_only(const TuneRequest& request, const std::string& a
   require_backend_built(request.backend);
   const Problem problem = family.make_problem(request.shape, request.precision);
   kernel_source_hash(family, request.backend);  // InputError when the family has no such source
+  require_backend_precision(request.backend, problem.precision);
   const auto space_file = request.t1_spec.value_or(
       request.space_file.value_or(default_space_file(family.name(), request.backend)));
   const SearchSpace space = request.t1_spec ? load_t1_space(space_file) : SearchSpace::load(space_file);

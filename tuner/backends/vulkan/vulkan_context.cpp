@@ -113,6 +113,33 @@ int vulkan_device_count() {
   }
 }
 
+DeviceInfo nominal_vulkan_device(const std::string& kind) {
+  const bool nvidia = kind == "nvidia";
+  DeviceInfo info;
+  info.backend = "vulkan";
+  info.vendor = nvidia ? "nvidia" : "mesa";
+  info.architecture = nvidia ? "discrete_gpu" : "cpu";
+  info.name = "nominal " + kind + " Vulkan device (compile-only)";
+  info.limits = {{"max_threads_per_block", 1024},
+                 {"max_shared_memory_per_block", nvidia ? 49152 : 32768},
+                 {"subgroup_size", nvidia ? 32 : 8},
+                 {"warp_size", nvidia ? 32 : 8},
+                 {"max_grid_x", nvidia ? 2147483647 : 65535},
+                 {"max_grid_y", 65535},
+                 {"max_grid_z", 65535},
+                 {"max_block_x", 1024},
+                 {"max_block_y", 1024},
+                 {"max_block_z", nvidia ? 64 : 1024},
+                 {"max_storage_buffer_bytes", nvidia ? 4294967295 : 134217728},
+                 {"has_cooperative_matrix", nvidia ? 1 : 0},
+                 {"has_float16_arithmetic", 1},
+                 {"device_is_cpu", nvidia ? 0 : 1},
+                 {"memory_bytes", std::int64_t{nvidia ? 141 : 16} << 30}};
+  info.properties = {{"nominal", true}, {"compile_arch", "spirv"}};
+  info.fingerprint = "vulkan|nominal|" + kind;
+  return info;
+}
+
 bool vulkan_gpu_present() {
   try {
     VkInstance instance = create_instance();

@@ -17,6 +17,10 @@ int vulkan_device_count();
 // True when one of them is a GPU rather than lavapipe: Vulkan is then worth choosing by default.
 bool vulkan_gpu_present();
 
+// The limits of a kind of Vulkan device, for building constrained spaces without one:
+// "nvidia" (NVIDIA's driver as measured on an H200) or "lavapipe" (Mesa's CPU driver).
+DeviceInfo nominal_vulkan_device(const std::string& kind);
+
 class VulkanContext {
  public:
   // BackendUnavailable when there is no loader, no device `index`, or the device lacks Vulkan 1.2.

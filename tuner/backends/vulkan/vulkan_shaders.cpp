@@ -64,13 +64,18 @@ const std::vector<std::uint32_t>* prebuilt_spirv(std::string_view shader, Precis
 }
 
 std::string vulkan_shader_text(std::string_view file) {
-  // #version must come first, before any #line: it stays the first line.
+  // #version must come before anything but comments, so it leads the text; the comments above
+  // it are dropped and the #line directives keep the numbering of the file.
   const std::string_view body = embedded_text(file);
-  if (body.rfind("#version", 0) != 0) throw std::runtime_error(std::string(file) + ": a shader starts with #version");
-  const auto version_end = body.find('\n');
-  std::string text(body.substr(0, version_end + 1));
+  std::size_t version = body.rfind("#version", 0) == 0 ? 0 : body.find("\n#version");
+  if (version == std::string_view::npos) throw std::runtime_error(std::string(file) + ": a shader has a #version line");
+  if (body[version] == '\n') ++version;
+  const auto version_end = body.find('\n', version);
+  std::string text(body.substr(version, version_end - version + 1));
+  if (version_end == std::string_view::npos) text += '\n';
   text += "#extension GL_GOOGLE_cpp_style_line_directive : require\n";  // #line with file names
-  if (version_end != std::string_view::npos) expand(file, body.substr(version_end + 1), 2, text, 0);
+  const int version_line = 1 + static_cast<int>(std::count(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(version), '\n'));
+  if (version_end != std::string_view::npos) expand(file, body.substr(version_end + 1), version_line + 1, text, 0);
   return text;
 }
 

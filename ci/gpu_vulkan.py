@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""The Vulkan backend on the GPU machine (ci/gpu-check vulkan), against the CUDA backend in the
+same run:
+
+  check: every Vulkan family tuned at odd shapes in fp32, fp16 and bf16 (a budget of configs
+         each, the cooperative-matrix GEMM among them): every config must verify.
+  bench: each memory-bound family at rows=16384,cols=4096 (copy: n=67108864) in fp16, tuned on
+         Vulkan and on CUDA for SECONDS each; GEMM m=n=k=4096 fp16 on Vulkan (cooperative
+         matrices) against cuBLAS through PyTorch (ci/gemm_baseline.py) and ktune's CUDA GEMM;
+         flash attention (batch=4, heads=16, seq 2048, head_dim 128, fp16) on Vulkan and CUDA.
+  Writes vulkan-table.md and vulkan.json to OUT.
+
+Usage: gpu_vulkan.py --ktune PATH --out DIR [--seconds S] [--phase check|bench|all]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+MEMORY_BOUND = ["rmsnorm", "layernorm", "residual_layernorm", "rmsnorm_rope", "softmax", "softmax_dropout",
+                "swiglu", "geglu", "copy"]
+BENCH_SHAPES = {"rmsnorm_rope": "rows=16384,heads=32,head_dim=128", "copy": "n=67108864",
+                "gemm": "m=4096,n=4096,k=4096",
+                "flash_attention": "batch=4,heads=16,seq_q=2048,seq_kv=2048,head_dim=128"}
+ODD_SHAPES = {"rmsnorm_rope": ["rows=37,heads=3,head_dim=130"], "copy": ["n=37037"],
+              "gemm": ["m=301,n=257,k=199", "m=1024,n=1024,k=1024"],
+              "flash_attention": ["batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=300,head_dim=64",
+                                  "batch=1,heads=2,seq_q=129,seq_kv=129,head_dim=128,causal=1"]}
+
+
+def ktune(args, binary, timeout=600):
+    started = time.time()
+    result = subprocess.run([binary, *args, "--json"], capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        return {"error": result.stderr.strip()[-800:], "exit": result.returncode, "seconds": time.time() - started}
+    return json.loads(result.stdout)
+
+
+def check(binary, db, log):
+    rows = []
+    kernels = MEMORY_BOUND + ["gemm", "flash_attention"]
+    for kernel in kernels:
+        for shape in ODD_SHAPES.get(kernel, ["rows=37,cols=1001", "rows=3,cols=8191"]):
+            for precision in ["fp32", "fp16", "bf16"]:
+                budget = "60" if kernel == "gemm" and precision == "fp16" else "24"
+                result = ktune(["tune", "--kernel", kernel, "--backend", "vulkan", "--shape", shape, "--precision",
+                                precision, "--budget", budget, "--strategy", "random", "--db", db, "--no-export",
+                                "--min-samples", "3", "--max-seconds-per-config", "0.05"], binary)
+                row = {"kernel": kernel, "shape": shape, "precision": precision,
+                       "outcomes": result.get("outcomes"), "error": result.get("error")}
+                rows.append(row)
+                print(json.dumps(row), file=log, flush=True)
+    return rows
+
+
+def median_of(result):
+    best = result.get("best") or {}
+    return best.get("median_ns")
+
+
+def bench(binary, db, seconds, log, root):
+    rows = []
+    for kernel in MEMORY_BOUND + ["flash_attention", "gemm"]:
+        shape = BENCH_SHAPES.get(kernel, "rows=16384,cols=4096")
+        row = {"kernel": kernel, "shape": shape, "precision": "fp16"}
+        for backend in ["vulkan", "cuda"]:
+            limit = str(seconds * (3 if kernel in ("gemm", "flash_attention") else 1))
+            result = ktune(["tune", "--kernel", kernel, "--backend", backend, "--shape", shape, "--precision", "fp16",
+                            "--time-limit", limit, "--db", db, "--no-export"], binary)
+            row[backend] = {"median_ns": median_of(result), "config": (result.get("best") or {}).get("config"),
+                            "bytes_per_second": (result.get("best") or {}).get("bytes_per_second"),
+                            "flops_per_second": (result.get("best") or {}).get("flops_per_second"),
+                            "evaluated": result.get("evaluated"), "outcomes": result.get("outcomes"),
+                            "error": result.get("error")}
+        if row["vulkan"]["median_ns"] and row["cuda"]["median_ns"]:
+            row["vulkan_over_cuda_speed"] = row["cuda"]["median_ns"] / row["vulkan"]["median_ns"]
+        rows.append(row)
+        print(json.dumps(row), file=log, flush=True)
+    baseline = subprocess.run([sys.executable, os.path.join(root, "ci", "gemm_baseline.py"), "--shapes",
+                               "4096,4096,4096", "--precisions", "fp16"], capture_output=True, text=True,
+                              cwd=os.path.join(root, "ci"))
+    try:
+        cublas = json.loads(baseline.stdout)
+    except ValueError:
+        cublas = {"error": baseline.stderr[-800:]}
+    print(json.dumps(cublas), file=log, flush=True)
+    return rows, cublas
+
+
+def table(check_rows, bench_rows, cublas, devices):
+    lines = []
+    vulkan = [d for b in devices["backends"] if b["backend"] == "vulkan" for d in b["devices"]]
+    if vulkan:
+        d = vulkan[0]
+        lines.append(f"Vulkan device: {d['name']}, API {d['properties'].get('api_version')}, driver "
+                     f"{d['properties'].get('driver_name')} {d['properties'].get('driver_info')}, cooperative "
+                     f"matrix: {d['properties'].get('cooperative_matrix')}, subgroup {d['limits'].get('subgroup_size')}, "
+                     f"shared {d['limits'].get('max_shared_memory_per_block')} B")
+        lines.append("")
+    if check_rows:
+        bad = [r for r in check_rows if r["error"] or set((r["outcomes"] or {}).keys()) != {"ok"}]
+        total = sum(sum((r["outcomes"] or {}).values()) for r in check_rows)
+        lines.append(f"Check: {len(check_rows)} tunes, {total} configs, {len(bad)} tunes with a config not ok")
+        for r in bad:
+            lines.append(f"- {r['kernel']} {r['shape']} {r['precision']}: {r['outcomes']} {r['error'] or ''}")
+        lines.append("")
+    if bench_rows:
+        lines.append("| family | shape (fp16) | Vulkan median | CUDA median | Vulkan speed / CUDA | Vulkan GB/s or TFLOP/s |")
+        lines.append("|---|---|---|---|---|---|")
+        for r in bench_rows:
+            v, c = r["vulkan"], r["cuda"]
+            ratio = r.get("vulkan_over_cuda_speed")
+            rate = (f"{v['flops_per_second'] / 1e12:.1f} TFLOP/s" if r["kernel"] in ("gemm", "flash_attention")
+                    and v.get("flops_per_second") else
+                    f"{v['bytes_per_second'] / 1e9:.0f} GB/s" if v.get("bytes_per_second") else "-")
+            lines.append(f"| {r['kernel']} | {r['shape']} | {(v['median_ns'] or 0) / 1e3:.1f} us | "
+                         f"{(c['median_ns'] or 0) / 1e3:.1f} us | {ratio:.2f}x |" if ratio else
+                         f"| {r['kernel']} | {r['shape']} | {v.get('error') or v['median_ns']} | "
+                         f"{c.get('error') or c['median_ns']} | - |")
+            lines[-1] += f" {rate} |" if ratio else " - |"
+        for entry in (cublas or {}).get("results", []):
+            if "median_ns" in entry:
+                gemm = next((r for r in bench_rows if r["kernel"] == "gemm"), None)
+                if gemm and gemm["vulkan"]["median_ns"]:
+                    lines.append("")
+                    lines.append(f"GEMM 4096^3 fp16: Vulkan {2 * 4096 ** 3 / gemm['vulkan']['median_ns'] / 1e3:.0f} "
+                                 f"TFLOP/s vs {entry['library']} {entry['tflops']:.0f} TFLOP/s = "
+                                 f"{entry['median_ns'] / gemm['vulkan']['median_ns']:.2f}x of {entry['library']}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ktune", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--phase", default="all", choices=["check", "bench", "all"])
+    args = parser.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.makedirs(args.out, exist_ok=True)
+    db = os.path.join(args.out, "vulkan.db")
+    devices = json.loads(subprocess.run([args.ktune, "devices", "--json"], capture_output=True, text=True).stdout)
+    with open(os.path.join(args.out, "vulkan-progress.log"), "a") as log:
+        check_rows = check(args.ktune, db, log) if args.phase in ("check", "all") else []
+        bench_rows, cublas = bench(args.ktune, db, args.seconds, log, root) if args.phase in ("bench", "all") else ([], {})
+    text = table(check_rows, bench_rows, cublas, devices)
+    with open(os.path.join(args.out, "vulkan-table.md"), "w") as out:
+        out.write(text)
+    with open(os.path.join(args.out, "vulkan.json"), "w") as out:
+        json.dump({"check": check_rows, "bench": bench_rows, "cublas": cublas, "devices": devices}, out, indent=1)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""The Vulkan backend for real on lavapipe (Mesa's CPU Vulkan driver, no GPU needed): every
+family with a Vulkan shader is tuned at odd shapes, every valid config of each space verified
+against the float64 reference in fp32, sampled configs in fp16 and bf16; every variant of every
+family compiles for NVIDIA's limits (the cooperative-matrix GEMM through glslang at tune time);
+missing drivers and bad input are refused with clear errors. Skipped when this build has no
+Vulkan backend or no Vulkan device is present."""
+import json
+import os
+import sqlite3
+
+import harness
+
+# The issue's families: every memory-bound one, GEMM and flash attention.
+REQUIRED = {"rmsnorm", "layernorm", "residual_layernorm", "rmsnorm_rope", "softmax", "softmax_dropout",
+            "swiglu", "geglu", "copy", "gemm", "flash_attention"}
+# Odd sizes: no dim is a multiple of any tile or vector width.
+SHAPES = {"rmsnorm_rope": "rows=5,heads=3,head_dim=66", "copy": "n=10007", "gemm": "m=67,n=45,k=83",
+          "flash_attention": "batch=1,heads=4,kv_heads=2,seq_q=37,seq_kv=53,head_dim=64"}
+# Little time per config: lavapipe runs on the CI machine's two cores; speed is not asserted here.
+FAST = ["--min-samples", "3", "--max-seconds-per-config", "0.02", "--max-noise", "0.9"]
+
+
+class VulkanOnLavapipe(harness.KtuneTestCase):
+    def setUp(self):
+        super().setUp()
+        backends = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
+        if not backends["vulkan"]["built"]:
+            self.skipTest("this build has no Vulkan backend")
+        if not backends["vulkan"]["devices"]:
+            self.skipTest("no Vulkan device (install mesa-vulkan-drivers for lavapipe)")
+        self.device = backends["vulkan"]["devices"][0]
+
+    def vulkan_kernels(self):
+        return [k["kernel"] for k in self.ktune_json("list")["kernels"]
+                if any(b["backend"] == "vulkan" for b in k["backends"])]
+
+    def outcomes(self, kernel, precision):
+        with sqlite3.connect(self.db) as db:
+            return db.execute(
+                "SELECT m.outcome, m.message FROM measurements m JOIN kernels k ON k.id = m.kernel_id "
+                "JOIN problems p ON p.id = m.problem_id WHERE k.family = ? AND k.backend = 'vulkan' "
+                "AND p.precision = ?", (kernel, precision)).fetchall()
+
+    def test_the_device_is_described(self):
+        limits = self.device["limits"]
+        for name in ["max_threads_per_block", "max_shared_memory_per_block", "subgroup_size", "max_grid_x",
+                     "has_cooperative_matrix"]:
+            self.assertIn(name, limits)
+        self.assertGreater(limits["max_shared_memory_per_block"], 0)
+        properties = self.device["properties"]
+        self.assertIn("api_version", properties)
+        self.assertGreater(properties["timestamp_period_ns"], 0)
+        self.assertTrue(self.device["fingerprint"].startswith("vulkan|"))
+
+    def test_every_family_tunes_with_correct_results(self):
+        kernels = self.vulkan_kernels()
+        self.assertLessEqual(REQUIRED, set(kernels))
+        for kernel in kernels:
+            shape = SHAPES.get(kernel, "rows=7,cols=333")
+            for precision in ["fp32", "fp16", "bf16"]:
+                with self.subTest(kernel=kernel, precision=precision):
+                    # fp32: the whole space (every specialization verified); 16-bit: a sample.
+                    budget = ["--strategy", "brute_force"] if precision == "fp32" else ["--budget", "6"]
+                    result = self.ktune_json("tune", "--kernel", kernel, "--backend", "vulkan", "--shape", shape,
+                                             "--precision", precision, "--db", self.db, "--no-export", *budget,
+                                             *FAST, timeout=1500)
+                    self.assertEqual(result["backend"], "vulkan")
+                    self.assertGreater(result["evaluated"], 0)
+                    if precision == "fp32":
+                        self.assertEqual(result["evaluated"], result["space"]["valid"])
+                    bad = [row for row in self.outcomes(kernel, precision) if row[0] != "ok"]
+                    self.assertEqual(bad, [], f"{kernel} {precision}: configs not ok")
+                    self.assertEqual(result["outcomes"], {"ok": result["evaluated"]})
+                    self.assertGreater(result["best"]["median_ns"], 0)
+
+    def test_every_variant_compiles_for_nvidia(self):
+        cache = os.path.join(self.dir, "spirv")  # empty: every module is really built
+        for kernel in self.vulkan_kernels():
+            with self.subTest(kernel=kernel):
+                result = self.ktune_json("tune", "--kernel", kernel, "--backend", "vulkan", "--compile-only",
+                                         "--arch", "nvidia", "--precision", "fp16",
+                                         "--shape", SHAPES.get(kernel, "rows=7,cols=333"),
+                                         env_extra={"KTUNE_CACHE_DIR": cache})
+                self.assertGreater(result["space"]["valid"], 0)
+                self.assertEqual(result["failed"], 0, json.dumps(result["failures"][:3], indent=1))
+                self.assertEqual(result["compiled"], result["space"]["valid"])
+        modules = [name for name in os.listdir(os.path.join(cache, "vulkan")) if name.endswith(".spv")]
+        self.assertGreaterEqual(len(modules), len(REQUIRED))
+        with open(os.path.join(cache, "vulkan", modules[0]), "rb") as module:
+            self.assertEqual(module.read(4), b"\x03\x02\x23\x07")  # the SPIR-V magic number
+
+    def test_the_cooperative_matrix_gemm_is_compiled_at_tune_time(self):
+        # Its path is a compile-time parameter: glslang builds those variants, and the space
+        # offers them only where the device has cooperative matrices (not lavapipe).
+        cache = os.path.join(self.dir, "spirv")
+        space = self.ktune_json("space", "--kernel", "gemm", "--backend", "vulkan", "--shape", "m=256,n=256,k=256",
+                                "--precision", "fp16")
+        self.assertGreater(space["valid"], 0)
+        result = self.ktune_json("tune", "--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
+                                 "nvidia", "--precision", "fp16", "--shape", "m=256,n=256,k=256",
+                                 env_extra={"KTUNE_CACHE_DIR": cache})
+        self.assertEqual(result["failed"], 0)
+        lavapipe = self.ktune_json("tune", "--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
+                                   "lavapipe", "--precision", "fp16", "--shape", "m=256,n=256,k=256",
+                                   env_extra={"KTUNE_CACHE_DIR": cache})
+        self.assertLess(lavapipe["space"]["valid"], result["space"]["valid"])
+        modules = os.listdir(os.path.join(cache, "vulkan"))
+        self.assertGreaterEqual(len([m for m in modules if m.startswith("gemm-")]), 2)  # tiled and coopmat
+
+    def test_a_tune_resumes_from_the_database(self):
+        tune = ["tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=9,cols=100", "--budget", "4",
+                "--db", self.db, "--no-export", *FAST]
+        first = self.ktune_json(*tune)
+        self.assertEqual(first["reused"], 0)
+        second = self.ktune_json(*tune)
+        self.assertEqual(second["reused"], 4)
+
+    def test_errors_are_clear(self):
+        result = self.ktune("tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--budget", "1", "--no-export",
+                            env_extra={"VK_DRIVER_FILES": os.path.join(self.dir, "none.json"),
+                                       "VK_ICD_FILENAMES": os.path.join(self.dir, "none.json")}, check=3)
+        self.assertIn("no Vulkan driver", result.stderr)
+        result = self.ktune("tune", "--kernel", "gemm", "--backend", "vulkan", "--precision", "fp8_e4m3",
+                            "--budget", "1", "--no-export", check=2)
+        self.assertIn("vulkan kernels take fp32, fp16 or bf16, not fp8_e4m3", result.stderr)
+        result = self.ktune("tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--compile-only", "--arch",
+                            "sm_90a", check=2)
+        self.assertIn("not a Vulkan device kind", result.stderr)
+
+
+if __name__ == "__main__":
+    harness.main()
