@@ -10,7 +10,7 @@ import sqlite3
 
 import harness
 
-# The families: every memory-bound one, GEMM and flash attention.
+# The families with Vulkan shaders: every memory-bound one, GEMM and flash attention.
 REQUIRED = {"rmsnorm", "layernorm", "residual_layernorm", "rmsnorm_rope", "softmax", "softmax_dropout",
             "swiglu", "geglu", "copy", "gemm", "flash_attention"}
 # Odd sizes: no dim is a multiple of any tile or vector width.
