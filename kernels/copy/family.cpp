@@ -29,6 +29,10 @@ class CopyFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/copy/copy.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

@@ -144,6 +144,11 @@ class FlashAttentionFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  // The portable SIMT path in GLSL (kernels/flash_attention/flash_attention.comp).
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/flash_attention/flash_attention.comp"};
+    return &shader;
+  }
   // The wgmma path loads q, k and v with TMA: each [rows, head_dim] matrix flattened over batch
   // and heads, in boxes of 64 head elements (128 bytes, the swizzle wgmma reads) by the block's
   // query rows or its keys per stage.

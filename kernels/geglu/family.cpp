@@ -47,6 +47,10 @@ class GeGluFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/geglu/geglu.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

@@ -103,6 +103,10 @@ class GemmFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/gemm/gemm.comp"};
+    return &shader;
+  }
   std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override;
 };
 

@@ -55,6 +55,10 @@ class LayerNormFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/layernorm/layernorm.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

@@ -61,6 +61,10 @@ class ResidualLayerNormFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/residual_layernorm/residual_layernorm.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

@@ -47,6 +47,10 @@ class RmsNormFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/rmsnorm/rmsnorm.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

@@ -66,6 +66,10 @@ class RmsNormRopeFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/rmsnorm_rope/rmsnorm_rope.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

@@ -49,6 +49,10 @@ class SoftmaxFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/softmax/softmax.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

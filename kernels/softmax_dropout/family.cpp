@@ -57,6 +57,10 @@ class SoftmaxDropoutFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/softmax_dropout/softmax_dropout.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

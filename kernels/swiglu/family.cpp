@@ -44,6 +44,10 @@ class SwiGluFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/swiglu/swiglu.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace
