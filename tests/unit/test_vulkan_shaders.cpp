@@ -56,8 +56,9 @@ TEST(VulkanShaders, ReflectionFindsSpecializationConstantsByName) {
       "layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;\n"
       "layout(constant_id = 7) const uint KT_ROWS_PER_GROUP = 4;\n"
       "layout(constant_id = 3) const bool KT_USE_SHARED = false;\n"
+      "const uint ROWS = KT_ROWS_PER_GROUP;\n"  // an alias: a second name for the same constant
       "layout(set = 0, binding = 0) buffer Out { uint data[]; };\n"
-      "void main() { data[gl_GlobalInvocationID.x] = KT_USE_SHARED ? KT_ROWS_PER_GROUP : 0u; }\n";
+      "void main() { data[gl_GlobalInvocationID.x] = KT_USE_SHARED ? ROWS : 0u; }\n";
   const GlslCompileResult result = compile_glsl(text, {});
   ASSERT_TRUE(result.ok) << result.log;
   const auto constants = specialization_constants(result.words);

@@ -35,7 +35,13 @@ std::map<std::string, SpecializationConstant> specialization_constants(const std
   for (std::size_t at = 5; at < words.size();) {
     const std::uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
     if (count == 0 || at + count > words.size()) throw std::runtime_error("truncated SPIR-V instruction");
-    if (opcode == kOpName && count >= 3) names[words[at + 1]] = literal_string(&words[at + 2], count - 2);
+    if (opcode == kOpName && count >= 3) {
+      // A GLSL alias (`const uint T = KT_THREADS;`) can give the same constant a second name:
+      // the KT_ name is the one the backend matches, so it is never replaced by another.
+      std::string name = literal_string(&words[at + 2], count - 2);
+      std::string& kept = names[words[at + 1]];
+      if (kept.rfind("KT_", 0) != 0) kept = std::move(name);
+    }
     if (opcode == kOpDecorate && count >= 4 && words[at + 2] == kDecorationSpecId) spec_ids[words[at + 1]] = words[at + 3];
     if ((opcode == kOpSpecConstantTrue || opcode == kOpSpecConstantFalse) && count >= 3) booleans[words[at + 2]] = true;
     at += count;
