@@ -60,7 +60,8 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
             for precision in ["fp32", "fp16", "bf16"]:
                 with self.subTest(kernel=kernel, precision=precision):
                     # fp32: the whole space (every specialization verified); 16-bit: a sample.
-                    budget = ["--strategy", "brute_force"] if precision == "fp32" else ["--budget", "6"]
+                    budget = (["--strategy", "brute_force", "--time-limit", "900"] if precision == "fp32"
+                              else ["--budget", "6"])
                     result = self.ktune_json("tune", "--kernel", kernel, "--backend", "vulkan", "--shape", shape,
                                              "--precision", precision, "--db", self.db, "--no-export", *budget,
                                              *FAST, timeout=1500)
