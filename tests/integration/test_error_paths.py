@@ -13,6 +13,7 @@ mismatched search spaces, and text/truncated databases; they are not repeated he
 """
 import json
 import os
+import unittest.mock
 import shutil
 import sqlite3
 import sys
@@ -228,6 +229,7 @@ class ErrorPaths(harness.KtuneTestCase):
                           "'sm_xx' is not a CUDA architecture"))
         self.check_cases(cases)
 
+    @unittest.mock.patch.dict(os.environ, {"KTUNE_ENABLE_TEST_FAMILIES": "1"})
     def test_export(self):
         self.check_cases([
             (["export", "--db", "a_dir"], 2, "'a_dir' is a directory"),
@@ -236,8 +238,9 @@ class ErrorPaths(harness.KtuneTestCase):
             (["export", "--db", "empty_ktune.db"], 2, "empty_ktune.db: is empty", "ktune tune"),
             (["export", "--db", "empty_ktune.db", "--backend", "opencl"], 2, "unknown backend 'opencl'",
              "cpu, cuda, hip, vulkan"),
-            (["export", "--db", "empty_ktune.db", "--kernel", "rmsnorm", "--backend", "vulkan"], 2,
-             "'rmsnorm' has no search space for the vulkan backend", "ktune list"),
+            # The fault-injection family (test-only) has CPU and CUDA spaces, no Vulkan one.
+            (["export", "--db", "empty_ktune.db", "--kernel", "fault_injection", "--backend", "vulkan"], 2,
+             "'fault_injection' has no search space for the vulkan backend", "ktune list"),
             (["export", "--db", "empty_ktune.db", "--out", "a_file"], 2, "--out 'a_file' is a file"),
             (["export", "--db", "empty_ktune.db", "--kernel", "nope"], 2, "unknown kernel 'nope'", "rmsnorm"),
         ])
