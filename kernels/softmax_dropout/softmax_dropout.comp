@@ -1,5 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+// [[unroll]]: loops over per-thread arrays must unroll, or the arrays live in local memory.
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -100,7 +102,7 @@ void dropout(uint row, uint col, inout float item[8], float scale) {
   // Group g = i / 8 as (low, high) words; j = i % 8, the first element's place in the group.
   const uvec4 words = philox4x32_10(uvec4((lo >> 3) | (hi << 29), hi >> 3, OFFSET_LO, OFFSET_HI), uvec2(SEED_LO, SEED_HI));
   const uint j = lo & 7u;
-  for (uint v = 0; v < VEC; ++v) {
+  [[unroll]] for (uint v = 0; v < VEC; ++v) {
     // VEC 8 starts at j = 0, VEC 4 at j = 0 or 4: j + v stays inside the group.
     const uint e = j + v;
     const uint bits = (words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu;
@@ -130,7 +132,7 @@ float row_reduce(float v, uint op) {
   const uint per_row = T / gl_SubgroupSize;
   const uint first = (gl_LocalInvocationID.x / T) * per_row;
   float r = partials[op][first];
-  for (uint k = 1; k < per_row; ++k) r = op == 0 ? max(r, partials[op][first + k]) : r + partials[op][first + k];
+  [[unroll]] for (uint k = 1; k < per_row; ++k) r = op == 0 ? max(r, partials[op][first + k]) : r + partials[op][first + k];
   return r;
 }
 
@@ -140,7 +142,7 @@ void load_item(uint start, uint col, out float item[8]) {
   if (VEC == 1) {
     item[0] = kt_load(x[start + col]);
   } else {
-    for (uint q = 0; q < VEC / 4; ++q) {
+    [[unroll]] for (uint q = 0; q < VEC / 4; ++q) {
       const vec4 v = kt_load4(x4[(start + col) / 4 + q]);
       item[4 * q] = v.x;
       item[4 * q + 1] = v.y;
@@ -154,7 +156,7 @@ void store_item(uint start, uint col, float item[8]) {
   if (VEC == 1) {
     y[start + col] = kt_store(item[0]);
   } else {
-    for (uint q = 0; q < VEC / 4; ++q)
+    [[unroll]] for (uint q = 0; q < VEC / 4; ++q)
       y4[(start + col) / 4 + q] = kt_store4(vec4(item[4 * q], item[4 * q + 1], item[4 * q + 2], item[4 * q + 3]));
   }
 }
@@ -173,23 +175,23 @@ void main() {
     if (KT_REREAD == 0) {
       float values[STORED];
       float m = NEG_INF;
-      for (uint i = 0; i < ITEMS; ++i) {
+      [[unroll]] for (uint i = 0; i < ITEMS; ++i) {
         const uint col = (i * T + lane) * VEC;
         if (col < KT_DIM_COLS) {
           load_item(start, col, item);
         } else {
-          for (uint v = 0; v < VEC; ++v) item[v] = NEG_INF;
+          [[unroll]] for (uint v = 0; v < VEC; ++v) item[v] = NEG_INF;
         }
-        for (uint v = 0; v < VEC; ++v) {
+        [[unroll]] for (uint v = 0; v < VEC; ++v) {
           values[i * VEC + v] = item[v];
           m = max(m, item[v]);
         }
       }
       const float max_log2 = row_reduce(m, 0) * LOG2E;
       float sum = 0.0;
-      for (uint i = 0; i < ITEMS; ++i) {
+      [[unroll]] for (uint i = 0; i < ITEMS; ++i) {
         const bool present = (i * T + lane) * VEC < KT_DIM_COLS;
-        for (uint v = 0; v < VEC; ++v) {
+        [[unroll]] for (uint v = 0; v < VEC; ++v) {
           const float e = present ? exp2(fma(values[i * VEC + v], LOG2E, -max_log2)) : 0.0;
           values[i * VEC + v] = e;
           sum += e;
@@ -197,10 +199,10 @@ void main() {
       }
       const float scale = KEPT_SCALE / row_reduce(sum, 1);
       if (!in_range) continue;
-      for (uint i = 0; i < ITEMS; ++i) {
+      [[unroll]] for (uint i = 0; i < ITEMS; ++i) {
         const uint col = (i * T + lane) * VEC;
         if (col >= KT_DIM_COLS) break;
-        for (uint v = 0; v < VEC; ++v) item[v] = values[i * VEC + v];
+        [[unroll]] for (uint v = 0; v < VEC; ++v) item[v] = values[i * VEC + v];
         dropout(row, col, item, scale);
         store_item(start, col, item);
       }
@@ -210,11 +212,11 @@ void main() {
       for (uint col = lane * VEC; col < KT_DIM_COLS; col += T * VEC) {
         load_item(start, col, item);
         float item_max = item[0];
-        for (uint v = 1; v < VEC; ++v) item_max = max(item_max, item[v]);
+        [[unroll]] for (uint v = 1; v < VEC; ++v) item_max = max(item_max, item[v]);
         const float new_max = max(m, item_max);
         const float new_max_log2 = new_max * LOG2E;
         sum = m == NEG_INF ? 0.0 : sum * exp2(fma(m, LOG2E, -new_max_log2));
-        for (uint v = 0; v < VEC; ++v) sum += exp2(fma(item[v], LOG2E, -new_max_log2));
+        [[unroll]] for (uint v = 0; v < VEC; ++v) sum += exp2(fma(item[v], LOG2E, -new_max_log2));
         m = new_max;
       }
       const float row_max = row_reduce(m, 0);
@@ -224,7 +226,7 @@ void main() {
       if (!in_range) continue;
       for (uint col = lane * VEC; col < KT_DIM_COLS; col += T * VEC) {
         load_item(start, col, item);
-        for (uint v = 0; v < VEC; ++v) item[v] = exp2(fma(item[v], LOG2E, -max_log2));
+        [[unroll]] for (uint v = 0; v < VEC; ++v) item[v] = exp2(fma(item[v], LOG2E, -max_log2));
         dropout(row, col, item, scale);
         store_item(start, col, item);
       }

@@ -1,5 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+// [[unroll]]: loops over per-thread arrays must unroll, or the arrays live in local memory.
+#extension GL_EXT_control_flow_attributes : require
 #include "common/vulkan_common.glsl"
 
 // SwiGLU on Vulkan: out[r, c] = silu(x[r, c]) * x[r, cols + c], silu(g) = g / (1 + exp(-g)), in
@@ -48,7 +50,7 @@ void load_vec(uint i, out float v[8]) {
   if (VEC == 1) {
     v[0] = kt_load(x[i]);
   } else {
-    for (uint q = 0; q < VEC / 4; ++q) {
+    [[unroll]] for (uint q = 0; q < VEC / 4; ++q) {
       const vec4 w = kt_load4(x4[i / 4 + q]);
       v[4 * q] = w.x;
       v[4 * q + 1] = w.y;
@@ -64,7 +66,7 @@ void main() {
   for (uint base = gl_WorkGroupID.x * gl_WorkGroupSize.x * KT_ITEMS + gl_LocalInvocationID.x; base < groups;
        base += per_pass) {
     float gate[KT_ITEMS][8], up[KT_ITEMS][8];
-    for (uint item = 0; item < KT_ITEMS; ++item) {
+    [[unroll]] for (uint item = 0; item < KT_ITEMS; ++item) {
       const uint group = base + item * gl_WorkGroupSize.x;
       if (group >= groups) break;
       const uint row = group / GROUPS_PER_ROW;
@@ -72,16 +74,16 @@ void main() {
       load_vec(in_start, gate[item]);
       load_vec(in_start + KT_DIM_COLS, up[item]);
     }
-    for (uint item = 0; item < KT_ITEMS; ++item) {
+    [[unroll]] for (uint item = 0; item < KT_ITEMS; ++item) {
       const uint group = base + item * gl_WorkGroupSize.x;
       if (group >= groups) break;
       float o[8];
-      for (uint v = 0; v < VEC; ++v) o[v] = act(gate[item][v]) * up[item][v];
+      [[unroll]] for (uint v = 0; v < VEC; ++v) o[v] = act(gate[item][v]) * up[item][v];
       // Output groups are contiguous: group * VEC is the first output element.
       if (VEC == 1) {
         y[group] = kt_store(o[0]);
       } else {
-        for (uint q = 0; q < VEC / 4; ++q)
+        [[unroll]] for (uint q = 0; q < VEC / 4; ++q)
           y4[group * (VEC / 4) + q] = kt_store4(vec4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]));
       }
     }
