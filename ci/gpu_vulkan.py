@@ -8,7 +8,8 @@ same run:
          Vulkan and on CUDA for SECONDS each; GEMM m=n=k=4096 fp16 on Vulkan (cooperative
          matrices) against cuBLAS through PyTorch (ci/gemm_baseline.py) and ktune's CUDA GEMM;
          flash attention (batch=4, heads=16, seq 2048, head_dim 128, fp16) on Vulkan and CUDA.
-  Writes vulkan-table.md and vulkan.json to OUT.
+  Writes vulkan-table.md and vulkan.json to OUT. KTUNE_VULKAN_KERNELS="a b" limits both phases
+  to those families.
 
 Usage: gpu_vulkan.py --ktune PATH --out DIR [--seconds S] [--phase check|bench|all]
 """
@@ -30,6 +31,12 @@ ODD_SHAPES = {"rmsnorm_rope": ["rows=37,heads=3,head_dim=130"], "copy": ["n=3703
                                   "batch=1,heads=2,seq_q=129,seq_kv=129,head_dim=128,causal=1"]}
 
 
+def selected(kernels):
+    """KTUNE_VULKAN_KERNELS="a b" limits a phase to those families."""
+    only = os.environ.get("KTUNE_VULKAN_KERNELS", "").split()
+    return [k for k in kernels if not only or k in only]
+
+
 def ktune(args, binary, timeout=600):
     started = time.time()
     result = subprocess.run([binary, *args, "--json"], capture_output=True, text=True, timeout=timeout)
@@ -40,8 +47,7 @@ def ktune(args, binary, timeout=600):
 
 def check(binary, db, log):
     rows = []
-    kernels = MEMORY_BOUND + ["gemm", "flash_attention"]
-    for kernel in kernels:
+    for kernel in selected(MEMORY_BOUND + ["gemm", "flash_attention"]):
         for shape in ODD_SHAPES.get(kernel, ["rows=37,cols=1001", "rows=3,cols=8191"]):
             for precision in ["fp32", "fp16", "bf16"]:
                 budget = "60" if kernel == "gemm" and precision == "fp16" else "24"
@@ -62,7 +68,7 @@ def median_of(result):
 
 def bench(binary, db, seconds, log, root):
     rows = []
-    for kernel in MEMORY_BOUND + ["flash_attention", "gemm"]:
+    for kernel in selected(MEMORY_BOUND + ["flash_attention", "gemm"]):
         shape = BENCH_SHAPES.get(kernel, "rows=16384,cols=4096")
         row = {"kernel": kernel, "shape": shape, "precision": "fp16"}
         for backend in ["vulkan", "cuda"]:
@@ -78,6 +84,8 @@ def bench(binary, db, seconds, log, root):
             row["vulkan_over_cuda_speed"] = row["cuda"]["median_ns"] / row["vulkan"]["median_ns"]
         rows.append(row)
         print(json.dumps(row), file=log, flush=True)
+    if not any(r["kernel"] == "gemm" for r in rows):
+        return rows, {}
     baseline = subprocess.run([sys.executable, os.path.join(root, "ci", "gemm_baseline.py"), "--shapes",
                                "4096,4096,4096", "--precisions", "fp16"], capture_output=True, text=True,
                               cwd=os.path.join(root, "ci"))
