@@ -34,6 +34,12 @@ struct VariantBuild {
   double compile_ms = 0;
   std::map<std::string, std::int64_t> launch;  // grid_x, block_x, shared_bytes, ...
 
+  // The launch value `name`, or `fallback` when the space gives none.
+  std::int64_t launch_or(const std::string& name, std::int64_t fallback) const {
+    const auto it = launch.find(name);
+    return it == launch.end() ? fallback : it->second;
+  }
+
   nlohmann::json to_json() const;
   static VariantBuild from_json(const nlohmann::json& json);
 };

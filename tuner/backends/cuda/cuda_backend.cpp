@@ -25,11 +25,6 @@ int attribute(CUdevice device, CUdevice_attribute which) {
   return value;
 }
 
-std::int64_t launch_value(const VariantBuild& build, const char* name, std::int64_t fallback) {
-  const auto it = build.launch.find(name);
-  return it == build.launch.end() ? fallback : it->second;
-}
-
 // Device memory freed on scope exit; the no-throw release suits destructors.
 struct DeviceBuffer {
   CUdeviceptr pointer = 0;
@@ -278,13 +273,13 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       result.message = std::string("loading the variant failed: ") + e.what();
       return result;
     }
-    const auto grid_x = launch_value(variant, "grid_x", 0);
+    const auto grid_x = variant.launch_or("grid_x", 0);
     if (grid_x <= 0) {
       result.outcome = Outcome::unsupported;
       result.message = "the search space gives no positive launch.grid_x for this config";
       return result;
     }
-    const auto shared_bytes = launch_value(variant, "shared_bytes", 0);
+    const auto shared_bytes = variant.launch_or("shared_bytes", 0);
     // Static and dynamic shared memory together above 48 KiB need the opt-in attribute, and a
     // module loaded earlier may carry a smaller one: set it for every launch that uses any.
     if (shared_bytes > 0) {
@@ -304,7 +299,7 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
     // partial sums and the like, sized by the config); the kernel then takes its pointer after
     // the dims (null for 0 bytes). One that cannot be allocated is the config's outcome, not a
     // failed tune: out-of-memory is not sticky, the context stays usable.
-    const auto workspace_bytes = launch_value(variant, "workspace_bytes", -1);
+    const auto workspace_bytes = variant.launch_or("workspace_bytes", -1);
     DeviceBuffer workspace;
     if (workspace_bytes > 0) {
       const CudaDriver& cu = CudaDriver::get();
@@ -352,7 +347,7 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
                                                  : static_cast<void*>(argument.bytes.data()));
     }
     // A cluster dimension above 1 needs the extended launch (thread-block clusters, sm_90+).
-    const auto cluster_x = launch_value(variant, "cluster_x", 1);
+    const auto cluster_x = variant.launch_or("cluster_x", 1);
     CUlaunchAttribute cluster_attribute{};
     cluster_attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     cluster_attribute.value.clusterDim.x = static_cast<unsigned>(cluster_x);
@@ -360,11 +355,11 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
     cluster_attribute.value.clusterDim.z = 1;
     CUlaunchConfig launch_config{};
     launch_config.gridDimX = static_cast<unsigned>(grid_x);
-    launch_config.gridDimY = static_cast<unsigned>(launch_value(variant, "grid_y", 1));
-    launch_config.gridDimZ = static_cast<unsigned>(launch_value(variant, "grid_z", 1));
-    launch_config.blockDimX = static_cast<unsigned>(launch_value(variant, "block_x", 1));
-    launch_config.blockDimY = static_cast<unsigned>(launch_value(variant, "block_y", 1));
-    launch_config.blockDimZ = static_cast<unsigned>(launch_value(variant, "block_z", 1));
+    launch_config.gridDimY = static_cast<unsigned>(variant.launch_or("grid_y", 1));
+    launch_config.gridDimZ = static_cast<unsigned>(variant.launch_or("grid_z", 1));
+    launch_config.blockDimX = static_cast<unsigned>(variant.launch_or("block_x", 1));
+    launch_config.blockDimY = static_cast<unsigned>(variant.launch_or("block_y", 1));
+    launch_config.blockDimZ = static_cast<unsigned>(variant.launch_or("block_z", 1));
     launch_config.sharedMemBytes = static_cast<unsigned>(shared_bytes);
     launch_config.hStream = nullptr;
     launch_config.attrs = &cluster_attribute;

@@ -15,11 +15,6 @@
 namespace ktune {
 namespace {
 
-std::int64_t launch_value(const VariantBuild& build, const char* name, std::int64_t fallback) {
-  const auto it = build.launch.find(name);
-  return it == build.launch.end() ? fallback : it->second;
-}
-
 // Device memory freed on scope exit; the no-throw release suits destructors.
 struct DeviceBuffer {
   void* pointer = nullptr;
@@ -230,21 +225,21 @@ EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem&
       result.message = std::string("loading the variant failed: ") + e.what();
       return result;
     }
-    const auto grid_x = launch_value(variant, "grid_x", 0);
+    const auto grid_x = variant.launch_or("grid_x", 0);
     if (grid_x <= 0) {
       result.outcome = Outcome::unsupported;
       result.message = "the search space gives no positive launch.grid_x for this config";
       return result;
     }
-    if (launch_value(variant, "cluster_x", 1) > 1 || !family.tensor_maps(problem, config).empty()) {
+    if (variant.launch_or("cluster_x", 1) > 1 || !family.tensor_maps(problem, config).empty()) {
       result.outcome = Outcome::unsupported;
       result.message = "thread-block clusters and TMA descriptors are NVIDIA features; the HIP space must not select them";
       return result;
     }
-    const auto shared_bytes = launch_value(variant, "shared_bytes", 0);
+    const auto shared_bytes = variant.launch_or("shared_bytes", 0);
 
     // A workspace of launch.workspace_bytes, passed after the dims, as on CUDA.
-    const auto workspace_bytes = launch_value(variant, "workspace_bytes", -1);
+    const auto workspace_bytes = variant.launch_or("workspace_bytes", -1);
     DeviceBuffer workspace;
     if (workspace_bytes > 0) {
       const hipError_t allocated = hip.hipMalloc(&workspace.pointer, static_cast<std::size_t>(workspace_bytes));
@@ -277,9 +272,9 @@ EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem&
         arguments.push_back(argument.tensor >= 0 ? static_cast<void*>(&pointers.at(static_cast<std::size_t>(argument.tensor)))
                                                  : static_cast<void*>(argument.bytes.data()));
     }
-    const auto grid_y = launch_value(variant, "grid_y", 1), grid_z = launch_value(variant, "grid_z", 1);
-    const auto block_x = launch_value(variant, "block_x", 1), block_y = launch_value(variant, "block_y", 1),
-               block_z = launch_value(variant, "block_z", 1);
+    const auto grid_y = variant.launch_or("grid_y", 1), grid_z = variant.launch_or("grid_z", 1);
+    const auto block_x = variant.launch_or("block_x", 1), block_y = variant.launch_or("block_y", 1),
+               block_z = variant.launch_or("block_z", 1);
     auto launch = [&] {
       KT_HIP(hipModuleLaunchKernel(function, static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y),
                                    static_cast<unsigned>(grid_z), static_cast<unsigned>(block_x),

@@ -19,11 +19,6 @@
 namespace ktune {
 namespace {
 
-std::int64_t launch_value(const VariantBuild& build, const char* name, std::int64_t fallback) {
-  const auto it = build.launch.find(name);
-  return it == build.launch.end() ? fallback : it->second;
-}
-
 std::string lower(std::string text) {
   for (auto& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return text;
@@ -329,10 +324,10 @@ EvaluationResult VulkanBackend::evaluate(const KernelFamily& family, const Probl
       return result;
     }
     const DeviceInfo& info = self.context->info();
-    const std::int64_t grid[3] = {launch_value(variant, "grid_x", 0), launch_value(variant, "grid_y", 1),
-                                  launch_value(variant, "grid_z", 1)};
-    const std::int64_t block[3] = {launch_value(variant, "block_x", 1), launch_value(variant, "block_y", 1),
-                                   launch_value(variant, "block_z", 1)};
+    const std::int64_t grid[3] = {variant.launch_or("grid_x", 0), variant.launch_or("grid_y", 1),
+                                  variant.launch_or("grid_z", 1)};
+    const std::int64_t block[3] = {variant.launch_or("block_x", 1), variant.launch_or("block_y", 1),
+                                   variant.launch_or("block_z", 1)};
     const char* axes[3] = {"x", "y", "z"};
     for (int a = 0; a < 3; ++a) {
       const std::int64_t max_grid = info.limits.at(std::string("max_grid_") + axes[a]);
