@@ -9,7 +9,8 @@ same run:
          matrices) against cuBLAS through PyTorch (ci/gemm_baseline.py) and ktune's CUDA GEMM;
          flash attention (batch=4, heads=16, seq 2048, head_dim 128, fp16) on Vulkan and CUDA.
   Writes vulkan-table.md and vulkan.json to OUT. KTUNE_VULKAN_KERNELS="a b" limits both phases
-  to those families.
+  to those families; KTUNE_VULKAN_PRECISIONS="fp16 bf16 fp32" benches the memory-bound families
+  in each of those precisions (default fp16; GEMM and attention stay fp16).
 
 Usage: gpu_vulkan.py --ktune PATH --out DIR [--seconds S] [--phase check|bench|all]
 """
@@ -66,14 +67,21 @@ def median_of(result):
     return best.get("median_ns")
 
 
+def bench_cases():
+    """(kernel, precision) pairs of the bench phase, in order."""
+    precisions = os.environ.get("KTUNE_VULKAN_PRECISIONS", "fp16").split()
+    return [(kernel, precision) for precision in precisions for kernel in selected(MEMORY_BOUND)] + \
+        [(kernel, "fp16") for kernel in selected(["flash_attention", "gemm"])]
+
+
 def bench(binary, db, seconds, log, root):
     rows = []
-    for kernel in selected(MEMORY_BOUND + ["flash_attention", "gemm"]):
+    for kernel, precision in bench_cases():
         shape = BENCH_SHAPES.get(kernel, "rows=16384,cols=4096")
-        row = {"kernel": kernel, "shape": shape, "precision": "fp16"}
+        row = {"kernel": kernel, "shape": shape, "precision": precision}
         for backend in ["vulkan", "cuda"]:
             limit = str(seconds * (3 if kernel in ("gemm", "flash_attention") else 1))
-            result = ktune(["tune", "--kernel", kernel, "--backend", backend, "--shape", shape, "--precision", "fp16",
+            result = ktune(["tune", "--kernel", kernel, "--backend", backend, "--shape", shape, "--precision", precision,
                             "--time-limit", limit, "--db", db, "--no-export"], binary)
             row[backend] = {"median_ns": median_of(result), "config": (result.get("best") or {}).get("config"),
                             "bytes_per_second": (result.get("best") or {}).get("bytes_per_second"),
@@ -115,17 +123,17 @@ def table(check_rows, bench_rows, cublas, devices):
             lines.append(f"- {r['kernel']} {r['shape']} {r['precision']}: {r['outcomes']} {r['error'] or ''}")
         lines.append("")
     if bench_rows:
-        lines.append("| family | shape (fp16) | Vulkan median | CUDA median | Vulkan speed / CUDA | Vulkan GB/s or TFLOP/s |")
-        lines.append("|---|---|---|---|---|---|")
+        lines.append("| family | shape | precision | Vulkan median | CUDA median | Vulkan speed / CUDA | Vulkan GB/s or TFLOP/s |")
+        lines.append("|---|---|---|---|---|---|---|")
         for r in bench_rows:
             v, c = r["vulkan"], r["cuda"]
             ratio = r.get("vulkan_over_cuda_speed")
             rate = (f"{v['flops_per_second'] / 1e12:.1f} TFLOP/s" if r["kernel"] in ("gemm", "flash_attention")
                     and v.get("flops_per_second") else
                     f"{v['bytes_per_second'] / 1e9:.0f} GB/s" if v.get("bytes_per_second") else "-")
-            lines.append(f"| {r['kernel']} | {r['shape']} | {(v['median_ns'] or 0) / 1e3:.1f} us | "
+            lines.append(f"| {r['kernel']} | {r['shape']} | {r['precision']} | {(v['median_ns'] or 0) / 1e3:.1f} us | "
                          f"{(c['median_ns'] or 0) / 1e3:.1f} us | {ratio:.2f}x |" if ratio else
-                         f"| {r['kernel']} | {r['shape']} | {v.get('error') or v['median_ns']} | "
+                         f"| {r['kernel']} | {r['shape']} | {r['precision']} | {v.get('error') or v['median_ns']} | "
                          f"{c.get('error') or c['median_ns']} | - |")
             lines[-1] += f" {rate} |" if ratio else " - |"
         for entry in (cublas or {}).get("results", []):

@@ -19,6 +19,9 @@
 //   - The dispatch is launch.grid_x / grid_y / grid_z workgroups (65535 at most per dimension
 //     on many GPUs: the device limits max_grid_x/y/z are there for constraints).
 //   - The host defines exactly one of KT_PRECISION_FP32, KT_PRECISION_FP16, KT_PRECISION_BF16.
+//   - Buffers are declared `restrict`: ktune binds a distinct buffer to every tensor, and without
+//     it the driver must keep each load after every earlier store (a store could alias it), which
+//     serialises a kernel that stores while it still loads.
 #extension GL_EXT_shader_16bit_storage : require
 
 // Conversions are macros, not functions: a function taking a 16-bit type needs the 16-bit
@@ -53,4 +56,26 @@ uvec4 kt_bf16_bits4(vec4 v) {
 #define kt_store(v) (v)
 #define kt_load4(v) (v)
 #define kt_store4(v) (v)
+#endif
+
+// Eight 16-bit elements as one 16-byte access (a uvec4 view of the buffer), converted in pairs
+// with 32-bit integer and float operations. A typed f16vec4 / u16vec4 view moves only 8 bytes per
+// access; the CUDA kernels load 16.
+#if defined(KT_PRECISION_FP16) || defined(KT_PRECISION_BF16)
+#define KT_PACKED_16BIT 1
+#if defined(KT_PRECISION_FP16)
+vec2 kt_unpack2(uint w) { return unpackHalf2x16(w); }
+uint kt_pack2(vec2 v) { return packHalf2x16(v); }
+#else
+vec2 kt_unpack2(uint w) { return vec2(uintBitsToFloat(w << 16), uintBitsToFloat(w & 0xffff0000u)); }
+uint kt_pack2(vec2 v) { return kt_bf16_bits(v.x) | (kt_bf16_bits(v.y) << 16); }
+#endif
+void kt_unpack8(uvec4 w, out float v[8]) {
+  const vec2 a = kt_unpack2(w.x), b = kt_unpack2(w.y), c = kt_unpack2(w.z), d = kt_unpack2(w.w);
+  v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y; v[4] = c.x; v[5] = c.y; v[6] = d.x; v[7] = d.y;
+}
+uvec4 kt_pack8(float v[8]) {
+  return uvec4(kt_pack2(vec2(v[0], v[1])), kt_pack2(vec2(v[2], v[3])), kt_pack2(vec2(v[4], v[5])),
+               kt_pack2(vec2(v[6], v[7])));
+}
 #endif

@@ -16,14 +16,14 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const uint KT_VECTOR_BYTES = 16;
 layout(constant_id = 4) const uint KT_ITEMS = 1;
 
-layout(binding = 0) readonly buffer X { KT_ELEM x[]; };
-layout(binding = 0) readonly buffer X1 { uint x1[]; };
-layout(binding = 0) readonly buffer X2 { uvec2 x2[]; };
-layout(binding = 0) readonly buffer X4 { uvec4 x4[]; };
-layout(binding = 1) writeonly buffer Y { KT_ELEM y[]; };
-layout(binding = 1) writeonly buffer Y1 { uint y1[]; };
-layout(binding = 1) writeonly buffer Y2 { uvec2 y2[]; };
-layout(binding = 1) writeonly buffer Y4 { uvec4 y4[]; };
+layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
+layout(binding = 0) restrict readonly buffer X1 { uint x1[]; };
+layout(binding = 0) restrict readonly buffer X2 { uvec2 x2[]; };
+layout(binding = 0) restrict readonly buffer X4 { uvec4 x4[]; };
+layout(binding = 1) restrict writeonly buffer Y { KT_ELEM y[]; };
+layout(binding = 1) restrict writeonly buffer Y1 { uint y1[]; };
+layout(binding = 1) restrict writeonly buffer Y2 { uvec2 y2[]; };
+layout(binding = 1) restrict writeonly buffer Y4 { uvec4 y4[]; };
 
 layout(push_constant) uniform Dims {
   uint n;

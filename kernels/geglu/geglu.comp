@@ -15,7 +15,8 @@
 // accuracy instead of being the difference of two numbers near 1. Against the float64
 // reference over g in [-6, 6]: relative L2 error 3e-8 with a correctly rounded exp.
 //
-// The output is cut into groups of VECTOR adjacent elements (1, 4: one KT_ELEM4, or 8: two);
+// The output is cut into groups of VECTOR adjacent elements (1, 4: one KT_ELEM4, or 8: two, or
+// in fp16 and bf16 one 16-byte uvec4);
 // above 1 the space requires cols % VECTOR == 0, so every row, and its up half, starts on a
 // vector boundary and a group never straddles two rows. Each invocation handles ITEMS groups
 // per pass, block_x apart, so an item of neighbouring invocations is contiguous (coalesced);
@@ -32,10 +33,14 @@ layout(constant_id = 3) const uint KT_VECTOR = 1;
 layout(constant_id = 4) const uint KT_ITEMS = 1;
 layout(constant_id = 5) const uint KT_DIM_COLS = 1;
 
-layout(binding = 0) readonly buffer X { KT_ELEM x[]; };
-layout(binding = 0) readonly buffer X4 { KT_ELEM4 x4[]; };
-layout(binding = 1) writeonly buffer Y { KT_ELEM y[]; };
-layout(binding = 1) writeonly buffer Y4 { KT_ELEM4 y4[]; };
+layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
+layout(binding = 0) restrict readonly buffer X4 { KT_ELEM4 x4[]; };
+layout(binding = 1) restrict writeonly buffer Y { KT_ELEM y[]; };
+layout(binding = 1) restrict writeonly buffer Y4 { KT_ELEM4 y4[]; };
+#ifdef KT_PACKED_16BIT
+layout(binding = 0) restrict readonly buffer X8 { uvec4 x8[]; };
+layout(binding = 1) restrict writeonly buffer Y8 { uvec4 y8[]; };
+#endif
 
 layout(push_constant) uniform Dims {
   uint rows;
@@ -66,6 +71,12 @@ float act(float g) {
 
 // The VEC floats at element index i of x (a multiple of VEC).
 void load_vec(uint i, out float v[8]) {
+#ifdef KT_PACKED_16BIT
+  if (VEC == 8) {  // one 16-byte load
+    kt_unpack8(x8[i / 8], v);
+    return;
+  }
+#endif
   if (VEC == 1) {
     v[0] = kt_load(x[i]);
   } else {
@@ -101,6 +112,10 @@ void main() {
       // Output groups are contiguous: group * VEC is the first output element.
       if (VEC == 1) {
         y[group] = kt_store(o[0]);
+#ifdef KT_PACKED_16BIT
+      } else if (VEC == 8) {  // one 16-byte store
+        y8[group] = kt_pack8(o);
+#endif
       } else {
         [[unroll]] for (uint q = 0; q < VEC / 4; ++q)
           y4[group * (VEC / 4) + q] = kt_store4(vec4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]));

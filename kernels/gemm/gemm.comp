@@ -28,12 +28,12 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 6) const uint KT_DIM_B_LAYOUT = 0;
 layout(constant_id = 7) const uint KT_DIM_EPILOGUE = 0;
 
-layout(set = 0, binding = 0) readonly buffer TensorA { KT_ELEM a[]; };
-layout(set = 0, binding = 1) readonly buffer TensorB { KT_ELEM b[]; };
-layout(set = 0, binding = 2) readonly buffer TensorC { KT_ELEM c[]; };  // one element unless epilogue 1
-layout(set = 0, binding = 3) readonly buffer TensorBias { KT_ELEM bias[]; };
-layout(set = 0, binding = 4) readonly buffer TensorScalars { KT_ELEM scalars[]; };  // alpha, beta
-layout(set = 0, binding = 5) writeonly buffer TensorD { KT_ELEM d[]; };
+layout(set = 0, binding = 0) restrict readonly buffer TensorA { KT_ELEM a[]; };
+layout(set = 0, binding = 1) restrict readonly buffer TensorB { KT_ELEM b[]; };
+layout(set = 0, binding = 2) restrict readonly buffer TensorC { KT_ELEM c[]; };  // one element unless epilogue 1
+layout(set = 0, binding = 3) restrict readonly buffer TensorBias { KT_ELEM bias[]; };
+layout(set = 0, binding = 4) restrict readonly buffer TensorScalars { KT_ELEM scalars[]; };  // alpha, beta
+layout(set = 0, binding = 5) restrict writeonly buffer TensorD { KT_ELEM d[]; };
 
 layout(push_constant) uniform Dims { uint m, n, k, b_layout, epilogue; } dims;
 
@@ -69,8 +69,8 @@ layout(constant_id = 8) const uint KT_THREAD_M = 4;
 layout(constant_id = 9) const uint KT_THREAD_N = 4;
 
 // Four elements in one load where rows are 4-aligned (the same buffers, viewed as vectors).
-layout(set = 0, binding = 0) readonly buffer TensorA4 { KT_ELEM4 a4[]; };
-layout(set = 0, binding = 1) readonly buffer TensorB4 { KT_ELEM4 b4[]; };
+layout(set = 0, binding = 0) restrict readonly buffer TensorA4 { KT_ELEM4 a4[]; };
+layout(set = 0, binding = 1) restrict readonly buffer TensorB4 { KT_ELEM4 b4[]; };
 
 const uint THREADS_M = KT_BLOCK_M / KT_THREAD_M, THREADS_N = KT_BLOCK_N / KT_THREAD_N;
 const uint THREADS = THREADS_M * THREADS_N;
@@ -189,8 +189,8 @@ layout(constant_id = 9) const uint KT_WARPS_N = 4;
 layout(constant_id = 10) const uint KT_STAGES = 2;
 
 // A and B as 16-byte chunks of 8 halves.
-layout(set = 0, binding = 0) readonly buffer TensorA16 { uvec4 a16[]; };
-layout(set = 0, binding = 1) readonly buffer TensorB16 { uvec4 b16[]; };
+layout(set = 0, binding = 0) restrict readonly buffer TensorA16 { uvec4 a16[]; };
+layout(set = 0, binding = 1) restrict readonly buffer TensorB16 { uvec4 b16[]; };
 
 const uint THREADS = KT_WARPS_M * KT_WARPS_N * 32;  // subgroup size 32 (a space constraint)
 const uint TILES_M = KT_BLOCK_M / (KT_WARPS_M * 16), TILES_N = KT_BLOCK_N / (KT_WARPS_N * 16);

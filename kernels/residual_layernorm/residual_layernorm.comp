@@ -1,8 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common/vulkan_common.glsl"
-// Residual add + LayerNorm on Vulkan: s = x + residual in float, written rounded to `sum` as it
-// is formed; LayerNorm then normalises the unrounded s (as residual_layernorm.hpp defines):
+// Residual add + LayerNorm on Vulkan: s = x + residual in float, written rounded to `sum` beside
+// the output (after every load of the row); LayerNorm then normalises the unrounded s (as residual_layernorm.hpp defines):
 // y = (s - mean) * inversesqrt(var + eps) * gamma + beta, biased variance, eps = 1e-5. The
 // statistics are two-pass (the mean, then the sum of squared deviations from it); the LayerNorm
 // part is layernorm.comp's. A group of THREADS_PER_ROW consecutive invocations owns one row (a
@@ -25,18 +25,18 @@ layout(constant_id = 5) const uint KT_ROW_CACHE = 1;
 layout(constant_id = 6) const uint KT_DIM_COLS = 4096;
 
 // Scalar and 4-wide views of the same buffers: a 4-wide access is one 8- or 16-byte load.
-layout(binding = 0) readonly buffer X { KT_ELEM x[]; };
-layout(binding = 0) readonly buffer X4 { KT_ELEM4 x4[]; };
-layout(binding = 1) readonly buffer R { KT_ELEM residual[]; };
-layout(binding = 1) readonly buffer R4 { KT_ELEM4 residual4[]; };
-layout(binding = 2) readonly buffer G { KT_ELEM gamma[]; };
-layout(binding = 2) readonly buffer G4 { KT_ELEM4 gamma4[]; };
-layout(binding = 3) readonly buffer B { KT_ELEM beta[]; };
-layout(binding = 3) readonly buffer B4 { KT_ELEM4 beta4[]; };
-layout(binding = 4) writeonly buffer O { KT_ELEM out_[]; };
-layout(binding = 4) writeonly buffer O4 { KT_ELEM4 out4[]; };
-layout(binding = 5) writeonly buffer S { KT_ELEM sum_out[]; };
-layout(binding = 5) writeonly buffer S4 { KT_ELEM4 sum_out4[]; };
+layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
+layout(binding = 0) restrict readonly buffer X4 { KT_ELEM4 x4[]; };
+layout(binding = 1) restrict readonly buffer R { KT_ELEM residual[]; };
+layout(binding = 1) restrict readonly buffer R4 { KT_ELEM4 residual4[]; };
+layout(binding = 2) restrict readonly buffer G { KT_ELEM gamma[]; };
+layout(binding = 2) restrict readonly buffer G4 { KT_ELEM4 gamma4[]; };
+layout(binding = 3) restrict readonly buffer B { KT_ELEM beta[]; };
+layout(binding = 3) restrict readonly buffer B4 { KT_ELEM4 beta4[]; };
+layout(binding = 4) restrict writeonly buffer O { KT_ELEM out_[]; };
+layout(binding = 4) restrict writeonly buffer O4 { KT_ELEM4 out4[]; };
+layout(binding = 5) restrict writeonly buffer S { KT_ELEM sum_out[]; };
+layout(binding = 5) restrict writeonly buffer S4 { KT_ELEM4 sum_out4[]; };
 layout(push_constant) uniform Dims { uint rows; uint cols; };
 
 const float kEpsilon = 1e-5;
@@ -112,40 +112,45 @@ void main() {
     const uint base = row * KT_DIM_COLS;
     float sum = 0.0, sum_sq = 0.0;
     if (KT_ROW_CACHE != 0) {
-      // Fully unrolled, so that the cached row is registers, not an indexed array. It is
-      // centred in place; items past the end stay 0 and out of the variance.
+      // Fully unrolled, so that the cached row is registers, not an indexed array. Every load
+      // of the row comes before its first store (the sum x + residual is stored with the
+      // output), so the loads are all in flight at once. Items past the end stay 0 and out of
+      // the variance.
       vec4 cached[kCached];
       [[unroll]] for (uint i = 0; i < kItems; ++i) {
         const uint c = i * kStride + lane * KT_VECTOR;
         cached[i] = c < width ? load_x(base + c) : vec4(0.0);
         sum += dot(cached[i], vec4(1.0));
-        if (c < width) store_sum(base + c, cached[i]);
       }
       const float mean = row_sum(sum) / float(KT_DIM_COLS);
       [[unroll]] for (uint i = 0; i < kItems; ++i) {
         const uint c = i * kStride + lane * KT_VECTOR;
-        cached[i] = c < width ? centre(cached[i], mean) : vec4(0.0);
-        sum_sq += dot(cached[i], cached[i]);
+        const vec4 d = c < width ? centre(cached[i], mean) : vec4(0.0);
+        sum_sq += dot(d, d);
       }
       const float inv_std = inversesqrt(row_sum(sum_sq) / float(KT_DIM_COLS) + kEpsilon);
       [[unroll]] for (uint i = 0; i < kItems; ++i) {
         const uint c = i * kStride + lane * KT_VECTOR;
-        if (c < width) store_out(base, c, cached[i], inv_std);
+        if (c < width) {
+          store_sum(base + c, cached[i]);
+          store_out(base, c, centre(cached[i], mean), inv_std);
+        }
       }
     } else {
-      // Plain loops: the row may be far wider than anything worth unrolling.
-      for (uint c = lane * KT_VECTOR; c < width; c += kStride) {
-        const vec4 v = load_x(base + c);
-        sum += dot(v, vec4(1.0));
-        store_sum(base + c, v);
-      }
+      // Plain loops: the row may be far wider than anything worth unrolling. The sum
+      // x + residual is stored in the last pass, so the first two only load.
+      for (uint c = lane * KT_VECTOR; c < width; c += kStride) sum += dot(load_x(base + c), vec4(1.0));
       const float mean = row_sum(sum) / float(KT_DIM_COLS);
       for (uint c = lane * KT_VECTOR; c < width; c += kStride) {
         const vec4 d = centre(load_x(base + c), mean);
         sum_sq += dot(d, d);
       }
       const float inv_std = inversesqrt(row_sum(sum_sq) / float(KT_DIM_COLS) + kEpsilon);
-      for (uint c = lane * KT_VECTOR; c < width; c += kStride) store_out(base, c, load_x(base + c) - mean, inv_std);
+      for (uint c = lane * KT_VECTOR; c < width; c += kStride) {
+        const vec4 v = load_x(base + c);
+        store_sum(base + c, v);
+        store_out(base, c, centre(v, mean), inv_std);
+      }
     }
   }
 }

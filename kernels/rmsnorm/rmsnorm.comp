@@ -21,12 +21,12 @@ layout(constant_id = 5) const uint KT_ROW_CACHE = 1;
 layout(constant_id = 6) const uint KT_DIM_COLS = 4096;
 
 // Scalar and 4-wide views of the same buffers: a 4-wide access is one 8- or 16-byte load.
-layout(binding = 0) readonly buffer X { KT_ELEM x[]; };
-layout(binding = 0) readonly buffer X4 { KT_ELEM4 x4[]; };
-layout(binding = 1) readonly buffer W { KT_ELEM weight[]; };
-layout(binding = 1) readonly buffer W4 { KT_ELEM4 weight4[]; };
-layout(binding = 2) writeonly buffer O { KT_ELEM out_[]; };
-layout(binding = 2) writeonly buffer O4 { KT_ELEM4 out4[]; };
+layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
+layout(binding = 0) restrict readonly buffer X4 { KT_ELEM4 x4[]; };
+layout(binding = 1) restrict readonly buffer W { KT_ELEM weight[]; };
+layout(binding = 1) restrict readonly buffer W4 { KT_ELEM4 weight4[]; };
+layout(binding = 2) restrict writeonly buffer O { KT_ELEM out_[]; };
+layout(binding = 2) restrict writeonly buffer O4 { KT_ELEM4 out4[]; };
 layout(push_constant) uniform Dims { uint rows; uint cols; };
 
 const float kEpsilon = 1e-6;

@@ -27,16 +27,16 @@ layout(constant_id = 6) const uint KT_DIM_HEADS = 32;
 layout(constant_id = 7) const uint KT_DIM_HEAD_DIM = 128;     // even
 
 // Scalar and 4-wide views of the same buffers: a 4-wide access is one 8- or 16-byte load.
-layout(binding = 0) readonly buffer X { KT_ELEM x[]; };
-layout(binding = 0) readonly buffer X4 { KT_ELEM4 x4[]; };
-layout(binding = 1) readonly buffer W { KT_ELEM weight[]; };
-layout(binding = 1) readonly buffer W4 { KT_ELEM4 weight4[]; };
-layout(binding = 2) readonly buffer C { KT_ELEM cos_table[]; };
-layout(binding = 2) readonly buffer C4 { KT_ELEM4 cos_table4[]; };
-layout(binding = 3) readonly buffer S { KT_ELEM sin_table[]; };
-layout(binding = 3) readonly buffer S4 { KT_ELEM4 sin_table4[]; };
-layout(binding = 4) writeonly buffer O { KT_ELEM out_[]; };
-layout(binding = 4) writeonly buffer O4 { KT_ELEM4 out4[]; };
+layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
+layout(binding = 0) restrict readonly buffer X4 { KT_ELEM4 x4[]; };
+layout(binding = 1) restrict readonly buffer W { KT_ELEM weight[]; };
+layout(binding = 1) restrict readonly buffer W4 { KT_ELEM4 weight4[]; };
+layout(binding = 2) restrict readonly buffer C { KT_ELEM cos_table[]; };
+layout(binding = 2) restrict readonly buffer C4 { KT_ELEM4 cos_table4[]; };
+layout(binding = 3) restrict readonly buffer S { KT_ELEM sin_table[]; };
+layout(binding = 3) restrict readonly buffer S4 { KT_ELEM4 sin_table4[]; };
+layout(binding = 4) restrict writeonly buffer O { KT_ELEM out_[]; };
+layout(binding = 4) restrict writeonly buffer O4 { KT_ELEM4 out4[]; };
 layout(push_constant) uniform Dims { uint rows; uint heads; uint head_dim; };
 
 const float kEpsilon = 1e-6;

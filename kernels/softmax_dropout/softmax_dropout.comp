@@ -27,8 +27,8 @@
 // and walks the rows in a grid-stride loop (the grid is capped at max_grid_x by the space).
 // Each invocation owns ITEMS vectors of VECTOR elements of its row: item i starts at column
 // (i * THREADS_PER_ROW + lane) * VECTOR, so one item of neighbouring invocations is contiguous
-// in memory (coalesced). VECTOR is 1, 4 (one KT_ELEM4) or 8 (two KT_ELEM4: 16 bytes per
-// invocation in fp16 and bf16); above 1 the space requires cols % VECTOR == 0, so a row starts
+// in memory (coalesced). VECTOR is 1, 4 (one KT_ELEM4) or 8 (two vec4 in fp32,
+// one 16-byte uvec4 in fp16 and bf16); above 1 the space requires cols % VECTOR == 0, so a row starts
 // on a vector boundary and a vector is either wholly in the row or wholly past its end.
 //
 // Row storage (REREAD). 0: the row stays in registers between its single read and its write
@@ -54,10 +54,14 @@ layout(constant_id = 4) const uint KT_VECTOR = 1;
 layout(constant_id = 5) const uint KT_REREAD = 0;
 layout(constant_id = 6) const uint KT_DIM_COLS = 1;
 
-layout(binding = 0) readonly buffer X { KT_ELEM x[]; };
-layout(binding = 0) readonly buffer X4 { KT_ELEM4 x4[]; };
-layout(binding = 1) writeonly buffer Y { KT_ELEM y[]; };
-layout(binding = 1) writeonly buffer Y4 { KT_ELEM4 y4[]; };
+layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
+layout(binding = 0) restrict readonly buffer X4 { KT_ELEM4 x4[]; };
+layout(binding = 1) restrict writeonly buffer Y { KT_ELEM y[]; };
+layout(binding = 1) restrict writeonly buffer Y4 { KT_ELEM4 y4[]; };
+#ifdef KT_PACKED_16BIT
+layout(binding = 0) restrict readonly buffer X8 { uvec4 x8[]; };
+layout(binding = 1) restrict writeonly buffer Y8 { uvec4 y8[]; };
+#endif
 
 layout(push_constant) uniform Dims {
   uint rows;
@@ -139,6 +143,12 @@ float row_reduce(float v, uint op) {
 // Element v of the vector item at column col of the row starting at element `start` (col is
 // inside the row).
 void load_item(uint start, uint col, out float item[8]) {
+#ifdef KT_PACKED_16BIT
+  if (VEC == 8) {  // one 16-byte load
+    kt_unpack8(x8[(start + col) / 8], item);
+    return;
+  }
+#endif
   if (VEC == 1) {
     item[0] = kt_load(x[start + col]);
   } else {
@@ -153,6 +163,12 @@ void load_item(uint start, uint col, out float item[8]) {
 }
 
 void store_item(uint start, uint col, float item[8]) {
+#ifdef KT_PACKED_16BIT
+  if (VEC == 8) {  // one 16-byte store
+    y8[(start + col) / 8] = kt_pack8(item);
+    return;
+  }
+#endif
   if (VEC == 1) {
     y[start + col] = kt_store(item[0]);
   } else {

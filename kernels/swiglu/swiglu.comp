@@ -8,7 +8,8 @@
 // float, for x of [rows, 2 * cols] (gate half, then up half) and out of [rows, cols]. The same
 // math as swiglu.cu; the loop and accesses are geglu.comp's too.
 //
-// The output is cut into groups of VECTOR adjacent elements (1, 4: one KT_ELEM4, or 8: two);
+// The output is cut into groups of VECTOR adjacent elements (1, 4: one KT_ELEM4, or 8: two, or
+// in fp16 and bf16 one 16-byte uvec4);
 // above 1 the space requires cols % VECTOR == 0, so every row, and its up half, starts on a
 // vector boundary and a group never straddles two rows. Each invocation handles ITEMS groups
 // per pass, block_x apart, so an item of neighbouring invocations is contiguous (coalesced);
@@ -25,10 +26,14 @@ layout(constant_id = 3) const uint KT_VECTOR = 1;
 layout(constant_id = 4) const uint KT_ITEMS = 1;
 layout(constant_id = 5) const uint KT_DIM_COLS = 1;
 
-layout(binding = 0) readonly buffer X { KT_ELEM x[]; };
-layout(binding = 0) readonly buffer X4 { KT_ELEM4 x4[]; };
-layout(binding = 1) writeonly buffer Y { KT_ELEM y[]; };
-layout(binding = 1) writeonly buffer Y4 { KT_ELEM4 y4[]; };
+layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
+layout(binding = 0) restrict readonly buffer X4 { KT_ELEM4 x4[]; };
+layout(binding = 1) restrict writeonly buffer Y { KT_ELEM y[]; };
+layout(binding = 1) restrict writeonly buffer Y4 { KT_ELEM4 y4[]; };
+#ifdef KT_PACKED_16BIT
+layout(binding = 0) restrict readonly buffer X8 { uvec4 x8[]; };
+layout(binding = 1) restrict writeonly buffer Y8 { uvec4 y8[]; };
+#endif
 
 layout(push_constant) uniform Dims {
   uint rows;
@@ -47,6 +52,12 @@ float act(float g) {
 
 // The VEC floats at element index i of x (a multiple of VEC).
 void load_vec(uint i, out float v[8]) {
+#ifdef KT_PACKED_16BIT
+  if (VEC == 8) {  // one 16-byte load
+    kt_unpack8(x8[i / 8], v);
+    return;
+  }
+#endif
   if (VEC == 1) {
     v[0] = kt_load(x[i]);
   } else {
@@ -82,6 +93,10 @@ void main() {
       // Output groups are contiguous: group * VEC is the first output element.
       if (VEC == 1) {
         y[group] = kt_store(o[0]);
+#ifdef KT_PACKED_16BIT
+      } else if (VEC == 8) {  // one 16-byte store
+        y8[group] = kt_pack8(o);
+#endif
       } else {
         [[unroll]] for (uint q = 0; q < VEC / 4; ++q)
           y4[group * (VEC / 4) + q] = kt_store4(vec4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]));
