@@ -74,6 +74,27 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
                     self.assertEqual(result["outcomes"], {"ok": result["evaluated"]})
                     self.assertGreater(result["best"]["median_ns"], 0)
 
+    def test_sixteen_byte_accesses_of_16_bit_elements(self):
+        # vector 8 in fp16 and bf16 moves eight elements as one uvec4 and converts them in pairs:
+        # a space pinned to it, at widths that are multiples of 8 but of no larger power of two.
+        for kernel in ["softmax", "softmax_dropout", "swiglu", "geglu"]:
+            with open(os.path.join(harness.ARGS.source_dir, "search_spaces", f"{kernel}.vulkan.json")) as f:
+                space = json.load(f)
+            next(p for p in space["parameters"] if p["name"] == "vector")["values"] = [8]
+            space["default"]["vector"] = 8
+            pinned = os.path.join(self.dir, f"{kernel}.vector8.json")
+            with open(pinned, "w") as f:
+                json.dump(space, f)
+            for precision in ["fp16", "bf16"]:
+                with self.subTest(kernel=kernel, precision=precision):
+                    result = self.ktune_json("tune", "--kernel", kernel, "--backend", "vulkan", "--space", pinned,
+                                             "--shape", "rows=7,cols=328", "--precision", precision, "--db",
+                                             self.db, "--no-export", "--budget", "6", "--strategy", "random", *FAST,
+                                             timeout=600)
+                    self.assertEqual(result["best"]["config"]["vector"], 8)
+                    self.assertEqual(result["outcomes"], {"ok": result["evaluated"]})
+                    self.assertEqual(result["evaluated"], min(6, result["space"]["valid"]))
+
     def test_every_variant_compiles_for_nvidia(self):
         cache = os.path.join(self.dir, "spirv")  # empty: every module is really built
         for kernel in self.vulkan_kernels():
