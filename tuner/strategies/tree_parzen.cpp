@@ -2,10 +2,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace ktune {
 namespace {
+
+// EXPERIMENT KNOBS (temporary)
+double knob(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atof(v) : fallback;
+}
+const int kStartupMode = static_cast<int>(knob("KT_STARTUP_MODE", 1));
+const double kMinStartup = knob("KT_MIN_STARTUP", 3);
+const double kStartupFraction = knob("KT_FRAC", 0.2);
+const int kMaximinCandidates = static_cast<int>(knob("KT_MAXIMIN_K", 0));
+const bool kNormalisedSpread = knob("KT_DIST_NORM", 1) != 0;
+const double kGoodFractionK = knob("KT_GOOD_FRAC", 0.2);
+const double kMinimumGoodK = knob("KT_GOOD_MIN", 2);
+const int kLocalEvery = static_cast<int>(knob("KT_LOCAL_EVERY", 0));
+const double kBandwidthK = knob("KT_BW", 0.5);
+const double kFinalLocal = knob("KT_FINAL_LOCAL", 0);
 
 // Random configs before the model takes over: enough for a first split into good and bad.
 constexpr std::size_t kStartup = 10;
@@ -30,8 +47,52 @@ constexpr std::size_t kMaximumGood = 256;
 
 }  // namespace
 
-TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed)
-    : space_(valid), unvisited_(valid.size()), rng_(seed) {}
+std::size_t startup_for(std::optional<std::size_t> budget) {
+  if (!budget || kStartupMode == 0) return kStartup;
+  const double b = static_cast<double>(*budget);
+  const double raw = kStartupMode == 1 ? std::round(std::sqrt(b)) : std::round(kStartupFraction * b);
+  return static_cast<std::size_t>(std::clamp(raw, kMinStartup, static_cast<double>(kStartup)));
+}
+
+TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget)
+    : space_(valid), unvisited_(valid.size()), rng_(seed), budget_(budget), startup_(startup_for(budget)) {}
+
+double TreeParzen::spread(std::size_t a, std::size_t b) const {
+  double sum = 0;
+  for (std::size_t p = 0; p < space_.parameter_count(); ++p) {
+    const double d = std::abs(static_cast<double>(space_.coordinate(a, p)) - static_cast<double>(space_.coordinate(b, p)));
+    const double span = space_.value_count(p) > 1 ? static_cast<double>(space_.value_count(p) - 1) : 1.0;
+    sum += kNormalisedSpread ? d / span : d;
+  }
+  return sum;
+}
+
+std::size_t TreeParzen::space_filling_start() {
+  if (kMaximinCandidates <= 0 || handed_out_.empty()) return *unvisited_.take_random(rng_);
+  std::size_t best = 0;
+  double best_spread = -1;
+  for (int k = 0; k < kMaximinCandidates; ++k) {
+    std::size_t index;
+    do index = rng_.below(space_.size());
+    while (!unvisited_.contains(index));
+    double nearest = std::numeric_limits<double>::infinity();
+    for (const std::size_t other : handed_out_) nearest = std::min(nearest, spread(index, other));
+    if (nearest > best_spread) {
+      best_spread = nearest;
+      best = index;
+    }
+  }
+  unvisited_.remove(best);
+  return best;
+}
+
+std::optional<std::size_t> TreeParzen::local_step() {
+  const ScoredConfig* incumbent = nullptr;
+  for (const ScoredConfig& o : observed_)
+    if (std::isfinite(o.time_ns) && (!incumbent || faster(o, *incumbent))) incumbent = &o;
+  if (!incumbent) return std::nullopt;
+  return incumbent->index;
+}
 
 double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& sample) const {
   double sum = kPriorWeight;
@@ -40,7 +101,7 @@ double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& s
     double squared = 0;
     for (std::size_t p = 0; p < width; ++p) {
       const double d = (static_cast<double>(space_.coordinate(index, p)) -
-                        static_cast<double>(space_.coordinate(observation.index, p))) / kBandwidth;
+                        static_cast<double>(space_.coordinate(observation.index, p))) / kBandwidthK;
       squared += d * d;
     }
     sum += std::exp(-0.5 * squared);
@@ -82,24 +143,44 @@ std::vector<std::size_t> TreeParzen::candidates() {
 
 std::optional<std::size_t> TreeParzen::propose() {
   if (unvisited_.empty()) return std::nullopt;
-  if (observed_.size() < kStartup || random_proposals_ < kStartup) {
+  if (observed_.size() < startup_ || random_proposals_ < startup_) {
     ++random_proposals_;
-    return unvisited_.take_random(rng_);
+    const std::size_t index = space_filling_start();
+    handed_out_.push_back(index);
+    return index;
   }
   std::vector<ScoredConfig> sorted = observed_;
   std::sort(sorted.begin(), sorted.end(), faster);
   const std::size_t by_fraction =
-      static_cast<std::size_t>(std::ceil(kGoodFraction * static_cast<double>(sorted.size())));
-  const std::size_t good_count = std::min({sorted.size() - 1, kMaximumGood, std::max(kMinimumGood, by_fraction)});
+      static_cast<std::size_t>(std::ceil(kGoodFractionK * static_cast<double>(sorted.size())));
+  const std::size_t good_count = std::max<std::size_t>(1, std::min({sorted.size() - 1, kMaximumGood, std::max(static_cast<std::size_t>(kMinimumGoodK), by_fraction)}));
   const std::vector<ScoredConfig> good(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(good_count));
   std::vector<ScoredConfig> bad(sorted.begin() + static_cast<std::ptrdiff_t>(good_count), sorted.end());
   for (std::size_t i = bad.size(); bad.size() > kMaximumBad && i > 1; --i)  // a random subsample
     std::swap(bad[i - 1], bad[rng_.below(i)]);
   if (bad.size() > kMaximumBad) bad.resize(kMaximumBad);
 
+  std::vector<std::size_t> pool;
+  ++model_proposals_;
+  const bool final_phase = budget_ && static_cast<double>(handed_out_.size()) >= (1.0 - kFinalLocal) * static_cast<double>(*budget_) && kFinalLocal > 0;
+  if (final_phase || (kLocalEvery > 0 && model_proposals_ % static_cast<std::size_t>(kLocalEvery) == 0)) {
+    if (const auto centre = local_step()) {
+      GridPoint point = space_.point(*centre);
+      for (std::size_t p = 0; p < point.size(); ++p) {
+        for (const int step : {-1, 1}) {
+          const std::uint32_t original = point[p];
+          if (step < 0 && original == 0) continue;
+          point[p] = original + static_cast<std::uint32_t>(step);
+          if (const auto index = space_.find(point); index && unvisited_.contains(*index)) pool.push_back(*index);
+          point[p] = original;
+        }
+      }
+    }
+  }
+  if (pool.empty()) pool = candidates();
   std::optional<std::size_t> best;
   double best_ratio = -std::numeric_limits<double>::infinity();
-  for (const std::size_t index : candidates()) {
+  for (const std::size_t index : pool) {
     const double ratio = density(index, good) / density(index, bad);
     if (ratio > best_ratio) {
       best_ratio = ratio;
@@ -107,11 +188,13 @@ std::optional<std::size_t> TreeParzen::propose() {
     }
   }
   unvisited_.remove(*best);
+  handed_out_.push_back(*best);
   return best;
 }
 
 void TreeParzen::learn(std::size_t index, const EvaluationResult& result) {
   if (index >= space_.size()) return;
+  if (unvisited_.contains(index)) handed_out_.push_back(index);
   unvisited_.remove(index);  // the tune loop may evaluate configs it did not get from here
   observed_.push_back({index, objective_ns(result)});
 }

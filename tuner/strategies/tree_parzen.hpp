@@ -29,7 +29,7 @@ namespace ktune {
 
 class TreeParzen final : public Strategy {
  public:
-  TreeParzen(const ValidConfigs& valid, std::uint64_t seed);
+  TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget = std::nullopt);
 
  private:
   std::optional<std::size_t> propose() override;
@@ -38,12 +38,19 @@ class TreeParzen final : public Strategy {
   // The kernel density of `sample` at config `index`, up to a factor common to all configs.
   double density(std::size_t index, const std::vector<ScoredConfig>& sample) const;
   std::vector<std::size_t> candidates();
+  std::size_t space_filling_start();
+  std::optional<std::size_t> local_step();
+  double spread(std::size_t a, std::size_t b) const;
 
   SpaceIndex space_;
   UnvisitedSet unvisited_;
   SplitMix rng_;
   std::vector<ScoredConfig> observed_;
+  std::vector<std::size_t> handed_out_;  // every index proposed or observed, for the space-filling start
+  std::optional<std::size_t> budget_;
+  std::size_t startup_;
   std::size_t random_proposals_ = 0;
+  std::size_t model_proposals_ = 0;
 };
 
 }  // namespace ktune
