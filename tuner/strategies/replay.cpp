@@ -197,7 +197,7 @@ StrategyScore score_strategy(const ReplaySpace& space, const std::string& strate
   result.budget = budget;
   result.repeats = repeats;
   for (std::size_t r = 0; r < repeats; ++r) {
-    const auto instance = make_strategy(strategy, space.valid, first_seed + r);
+    const auto instance = make_strategy(strategy, space.valid, StrategyOptions{.seed = first_seed + r, .budget = budget});
     ReplayRun run = replay_run(space, *instance, budget);
     run.seed = first_seed + r;
     run.score = replay_score(run.best_ms, baseline);

@@ -68,6 +68,11 @@ class UnvisitedSet {
   bool empty() const { return remaining_.empty(); }
   std::size_t count() const { return remaining_.size(); }
   void remove(std::size_t index);
+  // A uniformly chosen unvisited index, left in the set; the set must not be empty.
+  template <typename Generator>
+  std::size_t peek_random(Generator& rng) const {
+    return remaining_[rng.below(remaining_.size())];
+  }
   // A uniformly chosen unvisited index, removed; nullopt when none is left.
   template <typename Generator>
   std::optional<std::size_t> take_random(Generator& rng) {

@@ -49,12 +49,17 @@ void check_strategy_name(const std::string& name) {
     throw InputError("--strategy: unknown strategy '" + name + "'; valid strategies: " + join_names(names));
 }
 
-std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, std::uint64_t seed) {
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, const StrategyOptions& options) {
+  const std::uint64_t seed = options.seed;
   if (name == "annealing") return std::make_unique<SimulatedAnnealing>(valid, seed);
   if (name == "genetic") return std::make_unique<GeneticAlgorithm>(valid, seed);
   if (name == "differential_evolution") return std::make_unique<DifferentialEvolution>(valid, seed);
-  if (name == "tpe") return std::make_unique<TreeParzen>(valid, seed);
+  if (name == "tpe") return std::make_unique<TreeParzen>(valid, seed, options.budget);
   return make_strategy(name, valid.size(), seed);
+}
+
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, std::uint64_t seed) {
+  return make_strategy(name, valid, StrategyOptions{.seed = seed, .budget = std::nullopt});
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size, std::uint64_t seed) {

@@ -1,7 +1,7 @@
 // A search strategy proposes which config of the valid space to evaluate next and hears back
 // how each went. Budgets and time limits are enforced by the tune loop, not by strategies.
 //
-//   auto strategy = make_strategy("annealing", valid_configs, /*seed=*/1);
+//   auto strategy = make_strategy("annealing", valid_configs, StrategyOptions{.seed = 1, .budget = 200});
 //   while (auto index = strategy->next()) { ...; strategy->observe(*index, result); }
 //
 // next() may be called several times before the results come back (the tune loop compiles
@@ -69,15 +69,27 @@ class RandomSampling final : public Strategy {
 };
 
 // The strategy `ktune tune` and `ktune replay` use unless told otherwise: the one with the best
-// mean replay score at budgets of 1-5% of the recorded spaces, on spaces its constants were
-// chosen on and on held-out ones alike (reports/search.md).
+// mean replay score at budgets of 1-5% of the 16 recorded development spaces, in each of their
+// three groups (shared, memory-bound H200, GEMM H200); reports/search.md has the tables.
 inline constexpr const char* kDefaultStrategy = "tpe";
+
+// What a strategy may be told about the tune it serves, beyond the space itself.
+struct StrategyOptions {
+  std::uint64_t seed = 1;
+  // How many configs the tune will evaluate at most, when that is known (`ktune tune --budget`,
+  // `ktune replay`); nullopt when only a time limit bounds it. A model-based strategy plans its
+  // exploration for it: a budget of 10 configs cannot afford 10 random ones before the model.
+  // The strategy must still work past it and without it.
+  std::optional<std::size_t> budget;
+};
 
 std::vector<std::string> strategy_names();
 // InputError listing the valid names for an unknown strategy.
 void check_strategy_name(const std::string& name);
 // Any strategy: annealing and genetic move between neighbouring configs, so they need the
 // parameters and value indices of the valid configs, not just their count.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, const StrategyOptions& options);
+// The same without a budget.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, std::uint64_t seed);
 // Only the strategies that need nothing but the size (brute_force, random); InputError for
 // the others.

@@ -4,14 +4,30 @@
 #include <cmath>
 #include <limits>
 
+#include "tuner/strategies/space_filling.hpp"
+
 namespace ktune {
 namespace {
 
-// Random configs before the model takes over: enough for a first split into good and bad.
-constexpr std::size_t kStartup = 10;
-// The fastest 20% of observations (at least 2) model "good".
+// Start-up configs before the model takes over. Without a budget, 10: enough for a first split
+// into good and bad. With a budget, about its square root, between 3 and 10: a budget of 7
+// cannot afford 10 blind configs, and the square root is the usual balance of exploring against
+// exploiting, its share of the budget falling as the budget grows (7 -> 3, 25 -> 5, 100 -> 10).
+// At least 3, so the model starts from one good config and at least two bad ones to steer away
+// from. Measured on the 16 development spaces of reports/search.md against 10 at every budget.
+constexpr std::size_t kStartupWithoutBudget = 10;
+constexpr std::size_t kMinimumStartup = 3;
+constexpr std::size_t kMaximumStartup = 10;
+// Start-up configs are spread out: each the farthest from those already taken among this many
+// random unvisited ones (space_filling.hpp). Enough to avoid near-duplicates and to reach every
+// code path of a GEMM space early, few enough to stay clear of the space's corners.
+constexpr std::size_t kSpreadCandidates = 64;
+constexpr std::size_t kMaximumSpreadReference = 256;
+// The fastest 20% of the successful observations model "good", at least one: at small budgets a
+// single best config is all the evidence there is, and counting the second best of three as
+// "good" would pull the model towards the middle of the pack.
 constexpr double kGoodFraction = 0.2;
-constexpr std::size_t kMinimumGood = 2;
+constexpr std::size_t kMinimumGood = 1;
 // Kernel width in value-index steps: a config one step away in one parameter shares ~14% of an
 // observation's weight, two steps almost none. Chosen from 0.5, 0.7, 1.0 and 1.5 on the recorded
 // spaces in shared/data (reports/search.md); wider kernels blur distinct configs together.
@@ -30,8 +46,14 @@ constexpr std::size_t kMaximumGood = 256;
 
 }  // namespace
 
-TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed)
-    : space_(valid), unvisited_(valid.size()), rng_(seed) {}
+std::size_t tpe_startup_count(std::optional<std::size_t> budget) {
+  if (!budget) return kStartupWithoutBudget;
+  const auto root = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(*budget))));
+  return std::clamp(root, kMinimumStartup, kMaximumStartup);
+}
+
+TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget)
+    : space_(valid), unvisited_(valid.size()), rng_(seed), startup_(tpe_startup_count(budget)) {}
 
 double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& sample) const {
   double sum = kPriorWeight;
@@ -55,12 +77,7 @@ std::vector<std::size_t> TreeParzen::candidates() {
       if (unvisited_.contains(i)) chosen.push_back(i);
     return chosen;
   }
-  for (std::size_t k = 0; k < kRandomCandidates; ++k) {
-    std::size_t index;
-    do index = rng_.below(space_.size());
-    while (!unvisited_.contains(index));
-    chosen.push_back(index);
-  }
+  for (std::size_t k = 0; k < kRandomCandidates; ++k) chosen.push_back(unvisited_.peek_random(rng_));
   // Neighbours of the fastest observations: one value step in one parameter.
   std::vector<ScoredConfig> best = observed_;
   const std::size_t incumbents = std::min(kIncumbents, best.size());
@@ -80,17 +97,31 @@ std::vector<std::size_t> TreeParzen::candidates() {
   return chosen;
 }
 
+std::size_t TreeParzen::take_start_up_config() {
+  // Past kMaximumSpreadReference configs (only when nothing succeeds) plain random sampling: the
+  // spread's cost grows with every config taken, and it no longer chooses between regions.
+  const std::size_t candidates = handed_out_.size() < kMaximumSpreadReference ? kSpreadCandidates : 1;
+  const std::size_t index = take_spread_out(space_, unvisited_, handed_out_, candidates, rng_);
+  handed_out_.push_back(index);
+  return index;
+}
+
 std::optional<std::size_t> TreeParzen::propose() {
   if (unvisited_.empty()) return std::nullopt;
-  if (observed_.size() < kStartup || random_proposals_ < kStartup) {
-    ++random_proposals_;
-    return unvisited_.take_random(rng_);
-  }
   std::vector<ScoredConfig> sorted = observed_;
   std::sort(sorted.begin(), sorted.end(), faster);
+  const auto successes = static_cast<std::size_t>(
+      std::count_if(sorted.begin(), sorted.end(), [](const ScoredConfig& c) { return std::isfinite(c.time_ns); }));
+  // Keep spreading out until the start-up is done and something has succeeded: a model whose
+  // "good" group is a failed config would steer towards failures.
+  if (observed_.size() < startup_ || start_up_proposals_ < startup_ || successes == 0) {
+    ++start_up_proposals_;
+    return take_start_up_config();
+  }
   const std::size_t by_fraction =
-      static_cast<std::size_t>(std::ceil(kGoodFraction * static_cast<double>(sorted.size())));
-  const std::size_t good_count = std::min({sorted.size() - 1, kMaximumGood, std::max(kMinimumGood, by_fraction)});
+      static_cast<std::size_t>(std::ceil(kGoodFraction * static_cast<double>(successes)));
+  const std::size_t good_count = std::min({successes, sorted.size() - 1, kMaximumGood, std::max(kMinimumGood, by_fraction)});
+  if (good_count == 0) return take_start_up_config();  // a single observation: nothing to contrast
   const std::vector<ScoredConfig> good(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(good_count));
   std::vector<ScoredConfig> bad(sorted.begin() + static_cast<std::ptrdiff_t>(good_count), sorted.end());
   for (std::size_t i = bad.size(); bad.size() > kMaximumBad && i > 1; --i)  // a random subsample
@@ -107,12 +138,14 @@ std::optional<std::size_t> TreeParzen::propose() {
     }
   }
   unvisited_.remove(*best);
+  handed_out_.push_back(*best);
   return best;
 }
 
 void TreeParzen::learn(std::size_t index, const EvaluationResult& result) {
   if (index >= space_.size()) return;
-  unvisited_.remove(index);  // the tune loop may evaluate configs it did not get from here
+  if (unvisited_.contains(index)) handed_out_.push_back(index);  // the tune loop may evaluate configs it did not get from here
+  unvisited_.remove(index);
   observed_.push_back({index, objective_ns(result)});
 }
 

@@ -212,7 +212,11 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   // The family's default goes first, so every tune reports its speed-up over the default.
   std::optional<std::size_t> default_index;
   if (in.space.default_config()) default_index = valid.find(*in.space.default_config());
-  auto strategy = make_strategy(request.strategy, valid, request.seed);
+  // The budget counts the default and reused configs too, so it is an upper bound on what the
+  // strategy itself gets to propose: close enough to plan exploration by.
+  std::optional<std::size_t> budget_hint;
+  if (request.budget) budget_hint = std::min(*request.budget, valid.size());
+  auto strategy = make_strategy(request.strategy, valid, StrategyOptions{.seed = request.seed, .budget = budget_hint});
   bool default_pending = default_index.has_value();
   auto next_index = [&]() -> std::optional<std::size_t> {
     if (default_pending) {
