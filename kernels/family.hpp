@@ -121,6 +121,8 @@ class KernelFamily {
   virtual bool verifies() const { return true; }
   // Options given to NVRTC after ktune's own, for a source with raw_defines.
   virtual std::vector<std::string> cuda_compiler_options() const { return {}; }
+  // Options given to hiprtc after ktune's own, likewise.
+  virtual std::vector<std::string> hip_compiler_options() const { return {}; }
   // The kernel's arguments in order; empty (the default) for the contract above.
   virtual std::vector<KernelArgument> kernel_arguments(const Problem&) const { return {}; }
 

@@ -134,9 +134,9 @@ class T1Kernel final : public KernelFamily {
     const std::string at = where + ": KernelSpecification";
     name_ = t1_benchmark_name(spec);
     space_ = t1_space_from_json(spec, where);
-    const std::string language = kernel.value("Language", std::string("CUDA"));
-    if (language != "CUDA")
-      throw InputError(at + ".Language: '" + language + "': ktune tunes CUDA kernels from T1 specs");
+    language_ = kernel.value("Language", std::string("CUDA"));
+    if (language_ != "CUDA" && language_ != "HIP")
+      throw InputError(at + ".Language: '" + language_ + "': ktune tunes CUDA and HIP kernels from T1 specs");
     entry_ = string_member(kernel, "KernelName", at);
     const std::filesystem::path kernel_file = file.parent_path() / string_member(kernel, "KernelFile", at);
     source_file_ = kernel_file.string();
@@ -149,7 +149,9 @@ class T1Kernel final : public KernelFamily {
       }
     }
     compiler_options_.push_back("-I" + kernel_file.parent_path().string());  // its own headers
-    source_ = GpuSource{source_file_, entry_, source_text_, true};
+    // Portable: a T1 kernel goes to the compiler its Language or --backend names, and hiprtc
+    // itself says whether a CUDA-style source builds for an AMD target.
+    source_ = GpuSource{source_file_, entry_, source_text_, /*raw_defines=*/true, /*portable=*/true};
 
     const auto sizes = t1_problem_size(spec, where);
     for (std::size_t d = 0; d < sizes.size(); ++d)
@@ -168,6 +170,8 @@ class T1Kernel final : public KernelFamily {
   bool verifies() const override { return !references_.empty(); }
   const GpuSource* cuda_source() const override { return &source_; }
   std::vector<std::string> cuda_compiler_options() const override { return compiler_options_; }
+  std::vector<std::string> hip_compiler_options() const override { return compiler_options_; }
+  const std::string& language() const { return language_; }
 
   std::vector<TensorSpec> tensors(const Problem& problem) const override {
     std::vector<TensorSpec> specs;
@@ -322,6 +326,7 @@ class T1Kernel final : public KernelFamily {
   std::filesystem::path spec_file_;
   std::string name_, entry_, source_file_, source_text_;
   std::vector<std::string> compiler_options_;
+  std::string language_;  // the spec's Language: CUDA or HIP
   GpuSource source_;
   SearchSpace space_;
   std::vector<DimSpec> dims_;
@@ -347,6 +352,11 @@ const KernelFamily& register_t1_kernel(const std::filesystem::path& spec) {
   g_registered = std::move(family);
   ::setenv(kSpecVariable, absolute.c_str(), 1);  // the workers this process starts load it too
   return *g_registered;
+}
+
+std::string t1_default_backend(const KernelFamily& family) {
+  const auto* t1 = dynamic_cast<const T1Kernel*>(&family);
+  return t1 && t1->language() == "HIP" ? "hip" : "cuda";
 }
 
 const KernelFamily* registered_t1_kernel() {

@@ -4,10 +4,11 @@
 // database and strategies as ktune's own families.
 //
 // What is read from KernelSpecification:
-//   Language        CUDA (HIP specs are refused until the HIP backend exists)
+//   Language        CUDA or HIP: the backend a tune uses unless --backend says otherwise (the
+//                   source is compiled by NVRTC or hiprtc, which both take CUDA-style kernels)
 //   KernelFile      the source, relative to the spec; the kernel must be extern "C"
 //   KernelName      the entry point
-//   CompilerOptions passed to NVRTC after ktune's own
+//   CompilerOptions passed to NVRTC or hiprtc after ktune's own
 //   ProblemSize     a number or a list; dims problem_size_0, problem_size_1, ... of the problem
 //   LocalSize, GlobalSize, GlobalSizeType, SharedMemory: the launch (t1_space.hpp)
 //   Arguments       in the kernel's order:
@@ -44,6 +45,8 @@ std::unique_ptr<KernelFamily> load_t1_kernel(const std::filesystem::path& spec);
 // and (through the environment variable KTUNE_T1_SPEC) in the worker processes it starts.
 // Returns the family.
 const KernelFamily& register_t1_kernel(const std::filesystem::path& spec);
+// "hip" for a spec whose Language is HIP, else "cuda".
+std::string t1_default_backend(const KernelFamily& family);
 // The family registered from KTUNE_T1_SPEC, or nullptr.
 const KernelFamily* registered_t1_kernel();
 

@@ -57,6 +57,29 @@ class T1Tune(harness.KtuneTestCase):
         self.assertEqual(result["compiled"], result["space"]["valid"])
         self.assertGreater(result["compiled"], 300)
 
+    def test_a_hip_spec_compiles_every_variant_for_an_amd_target(self):
+        hip = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}["hip"]
+        if not hip["built"]:
+            self.skipTest("this build has no HIP backend")
+
+        def as_hip(spec):
+            # Language HIP picks the hip backend; fewer block sizes keep hiprtc's serial compiles short.
+            spec["KernelSpecification"]["Language"] = "HIP"
+            spec["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "[32*i for i in range(1, 5)]"
+        spec = self.variant(as_hip)
+        result = self.ktune_json("tune", "--t1", spec, "--compile-only", "--fast-compile", "--arch", "gfx90a",
+                                 env_extra=self.env, timeout=600)
+        self.assertEqual(result["backend"], "hip")
+        self.assertEqual(result["kernel"], "scaled_sum")
+        self.assertEqual(result["space"]["valid"], 4 * 4 * 3)
+        self.assertEqual(result["failed"], 0, json.dumps(result["failures"][:3]))
+        self.assertEqual(result["compiled"], result["space"]["valid"])
+        # A CUDA arch for the hip backend, and a backend that cannot run a T1 kernel, are bad input.
+        self.ktune("tune", "--t1", spec, "--compile-only", "--arch", "sm_90a", env_extra=self.env, check=2)
+        refused = self.ktune("tune", "--t1", spec, "--backend", "vulkan", "--compile-only", "--arch", "nvidia",
+                             env_extra=self.env, check=2)
+        self.assertIn("cuda or hip backend", refused.stderr)
+
     def test_a_kernel_that_does_not_compile_is_reported(self):
         if not self.cuda_built()["built"]:
             self.skipTest("this build has no CUDA backend")
@@ -72,7 +95,7 @@ class T1Tune(harness.KtuneTestCase):
     def test_bad_specs_exit_2_naming_the_member(self):
         cases = [
             (lambda s: s["KernelSpecification"].update(KernelFile="missing.cu"), "missing.cu"),
-            (lambda s: s["KernelSpecification"].update(Language="HIP"), "Language"),
+            (lambda s: s["KernelSpecification"].update(Language="OpenCL"), "Language"),
             (lambda s: s["KernelSpecification"]["Arguments"][0].update(AccessType="ReadWrite"), "ReadWrite"),
             (lambda s: s["KernelSpecification"]["Arguments"][1].update(FillType="Script"), "FillType"),
             (lambda s: s["KernelSpecification"]["Arguments"][1].update(DataSource="nowhere.bin"), "nowhere.bin"),

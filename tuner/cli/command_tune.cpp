@@ -127,11 +127,12 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
                      join_names(all_precision_names()));
   std::vector<std::string> kernels = options.kernels.empty() ? default_family_names() : options.kernels;
+  std::string t1_backend;  // the spec's language's backend, unless --backend says otherwise
   if (!options.t1_spec.empty()) {
     if (!options.kernels.empty()) throw InputError("--t1 tunes the spec's own kernel; leave out --kernel");
     if (!options.space_file.empty()) throw InputError("--t1 brings its own search space; leave out --space");
-    if (!options.backend.empty() && options.backend != "cuda")
-      throw InputError("--t1: the spec's kernel runs on the cuda backend, not " + options.backend);
+    if (!options.backend.empty() && options.backend != "cuda" && options.backend != "hip")
+      throw InputError("--t1: the spec's kernel runs on the cuda or hip backend, not " + options.backend);
     const std::vector<const KernelFamily*> built_in = all_families();
     const KernelFamily& family = register_t1_kernel(options.t1_spec);
     for (const KernelFamily* other : built_in)
@@ -139,6 +140,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
         throw InputError(options.t1_spec + ": the benchmark is named '" + family.name() +
                          "' like a kernel family of ktune; rename General.BenchmarkName");
     kernels = {family.name()};
+    t1_backend = t1_default_backend(family);
     precision = family.precisions().front();  // the type of the spec's vectors
   }
   for (const auto& kernel : kernels) find_family(kernel);  // unknown names fail before any work
@@ -154,7 +156,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   if (options.compile_only && options.arch.empty())
     throw InputError("--compile-only needs --arch (e.g. --arch sm_90a, or --arch gfx90a with --backend hip)");
   const std::string backend =
-      !options.backend.empty() ? options.backend : !options.t1_spec.empty() ? "cuda" : best_available_backend();
+      !options.backend.empty() ? options.backend : !t1_backend.empty() ? t1_backend : best_available_backend();
   require_backend_built(backend);
   if (options.compile_only) {
     if (backend == "cpu")
@@ -288,7 +290,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--t1", options->t1_spec,
                       "Tune the kernel of a T1 spec (Kernel Tuner/KTT/BAT JSON): its KernelFile, arguments,\n"
                       "launch sizes, parameters and conditions, checked against its ReferenceArguments;\n"
-                      "CUDA through NVRTC. Results go to the database (and --record), not to headers")
+                      "CUDA through NVRTC, or HIP through hiprtc (the spec's Language, unless --backend says\n"
+                      "otherwise). Results go to the database (and --record), not to headers")
       ->check(CLI::ExistingFile);
   command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json")
       ->check(non_empty("give the path of a search-space JSON file, or leave out --space for the kernel's own"));

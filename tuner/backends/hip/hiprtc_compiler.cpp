@@ -60,6 +60,7 @@ std::vector<std::string> HiprtcCompiler::options(const KernelFamily& family, con
   // fp8 needs conversions the AMD targets of hiprtc 5.2 lack; tf32 is an NVIDIA tensor-core format.
   const std::vector<Precision> supported{Precision::fp32, Precision::fp16, Precision::bf16};
   for (auto& define : variant_defines(family, problem, config, supported, "HIP")) options.push_back(std::move(define));
+  for (const auto& option : family.hip_compiler_options()) options.push_back(option);
   return options;
 }
 
