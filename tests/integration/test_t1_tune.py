@@ -79,6 +79,9 @@ class T1Tune(harness.KtuneTestCase):
         refused = self.ktune("tune", "--t1", spec, "--backend", "vulkan", "--compile-only", "--arch", "nvidia",
                              env_extra=self.env, check=2)
         self.assertIn("cuda or hip backend", refused.stderr)
+        if not hip.get("devices"):  # a real tune of it needs an AMD GPU, and says so
+            missing = self.ktune("tune", "--t1", spec, "--budget", "3", env_extra=self.env, check=3)
+            self.assertIn("no HIP device", missing.stderr)
 
     def test_a_kernel_that_does_not_compile_is_reported(self):
         if not self.cuda_built()["built"]:
