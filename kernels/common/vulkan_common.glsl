@@ -19,9 +19,9 @@
 //   - The dispatch is launch.grid_x / grid_y / grid_z workgroups (65535 at most per dimension
 //     on many GPUs: the device limits max_grid_x/y/z are there for constraints).
 //   - The host defines exactly one of KT_PRECISION_FP32, KT_PRECISION_FP16, KT_PRECISION_BF16.
-//   - Buffers are declared `restrict`: ktune binds a distinct buffer to every tensor, and without
-//     it the driver must keep each load after every earlier store (a store could alias it), which
-//     serialises a kernel that stores while it still loads.
+//   - Buffers are declared `restrict`: ktune binds a distinct buffer to every tensor, so the
+//     driver may reorder loads past earlier stores. (On NVIDIA's driver it changed no measured
+//     speed consistently: reports/vulkan.md.)
 #extension GL_EXT_shader_16bit_storage : require
 
 // Conversions are macros, not functions: a function taking a 16-bit type needs the 16-bit

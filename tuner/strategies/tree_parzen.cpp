@@ -108,20 +108,21 @@ std::size_t TreeParzen::take_start_up_config() {
 
 std::optional<std::size_t> TreeParzen::propose() {
   if (unvisited_.empty()) return std::nullopt;
-  std::vector<ScoredConfig> sorted = observed_;
-  std::sort(sorted.begin(), sorted.end(), faster);
   const auto successes = static_cast<std::size_t>(
-      std::count_if(sorted.begin(), sorted.end(), [](const ScoredConfig& c) { return std::isfinite(c.time_ns); }));
+      std::count_if(observed_.begin(), observed_.end(), [](const ScoredConfig& c) { return std::isfinite(c.time_ns); }));
   // Keep spreading out until the start-up is done and something has succeeded: a model whose
   // "good" group is a failed config would steer towards failures.
   if (observed_.size() < startup_ || start_up_proposals_ < startup_ || successes == 0) {
     ++start_up_proposals_;
     return take_start_up_config();
   }
+  std::vector<ScoredConfig> sorted = observed_;
+  std::sort(sorted.begin(), sorted.end(), faster);
+  // At least one good (a success) and, with startup_ >= kMinimumStartup observations, at least
+  // two bad configs.
   const std::size_t by_fraction =
       static_cast<std::size_t>(std::ceil(kGoodFraction * static_cast<double>(successes)));
   const std::size_t good_count = std::min({successes, sorted.size() - 1, kMaximumGood, std::max(kMinimumGood, by_fraction)});
-  if (good_count == 0) return take_start_up_config();  // a single observation: nothing to contrast
   const std::vector<ScoredConfig> good(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(good_count));
   std::vector<ScoredConfig> bad(sorted.begin() + static_cast<std::ptrdiff_t>(good_count), sorted.end());
   for (std::size_t i = bad.size(); bad.size() > kMaximumBad && i > 1; --i)  // a random subsample
