@@ -8,15 +8,20 @@ same run:
          Vulkan and on CUDA for SECONDS each; GEMM m=n=k=4096 fp16 on Vulkan (cooperative
          matrices) against cuBLAS through PyTorch (ci/gemm_baseline.py) and ktune's CUDA GEMM;
          flash attention (batch=4, heads=16, seq 2048, head_dim 128, fp16) on Vulkan and CUDA.
+  gemm:  every cooperative-matrix GEMM config (path=coopmat, brute force) at m=n=k=4096 fp16 (or
+         KTUNE_VULKAN_GEMM_SHAPE), sorted by time with the driver's pipeline statistics
+         (registers, ...), against cuBLAS/cuBLASLt through PyTorch measured before and after it;
+         writes vulkan-gemm.md.
   Writes vulkan-table.md and vulkan.json to OUT. KTUNE_VULKAN_KERNELS="a b" limits both phases
   to those families; KTUNE_VULKAN_PRECISIONS="fp16 bf16 fp32" benches the memory-bound families
   in each of those precisions (default fp16; GEMM and attention stay fp16).
 
-Usage: gpu_vulkan.py --ktune PATH --out DIR [--seconds S] [--phase check|bench|all]
+Usage: gpu_vulkan.py --ktune PATH --out DIR [--seconds S] [--phase check|bench|gemm|all]
 """
 import argparse
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -95,15 +100,76 @@ def bench(binary, db, seconds, log, root):
         print(json.dumps(row), file=log, flush=True)
     if not any(r["kernel"] == "gemm" for r in rows):
         return rows, {}
-    baseline = subprocess.run([sys.executable, os.path.join(root, "ci", "gemm_baseline.py"), "--shapes",
-                               "4096,4096,4096", "--precisions", "fp16"], capture_output=True, text=True,
-                              cwd=os.path.join(root, "ci"))
-    try:
-        cublas = json.loads(baseline.stdout)
-    except ValueError:
-        cublas = {"error": baseline.stderr[-800:]}
+    cublas = cublas_baseline(root, 4096, 4096, 4096)
     print(json.dumps(cublas), file=log, flush=True)
     return rows, cublas
+
+
+def cublas_baseline(root, m, n, k):
+    baseline = subprocess.run([sys.executable, os.path.join(root, "ci", "gemm_baseline.py"), "--shapes",
+                               f"{m},{n},{k}", "--precisions", "fp16"], capture_output=True, text=True,
+                              cwd=os.path.join(root, "ci"))
+    try:
+        return json.loads(baseline.stdout)
+    except ValueError:
+        return {"error": baseline.stderr[-800:]}
+
+
+def gemm_sweep(binary, out, log, root):
+    """Every cooperative-matrix config at one shape, the cuBLAS baselines before and after."""
+    shape = os.environ.get("KTUNE_VULKAN_GEMM_SHAPE", "m=4096,n=4096,k=4096")
+    dims = dict(item.split("=") for item in shape.split(","))
+    m, n, k = int(dims["m"]), int(dims["n"]), int(dims["k"])
+    with open(os.path.join(root, "search_spaces", "gemm.vulkan.json")) as f:
+        space = json.load(f)
+    for parameter in space["parameters"]:
+        if parameter["name"] == "path":
+            parameter["values"] = ["coopmat"]
+    space["default"]["path"] = "coopmat"
+    space["default"].update({"block_m": 128, "block_n": 128, "block_k": 32, "warps_m": 2, "warps_n": 2, "stages": 2})
+    space_file = os.path.join(out, "gemm-coopmat.vulkan.json")
+    with open(space_file, "w") as f:
+        json.dump(space, f, indent=1)
+    db = os.path.join(out, "vulkan-gemm.db")
+    before = cublas_baseline(root, m, n, k)
+    result = ktune(["tune", "--kernel", "gemm", "--backend", "vulkan", "--space", space_file, "--shape", shape,
+                    "--precision", "fp16", "--strategy", "brute_force", "--budget", "100000", "--max-seconds-per-config", "0.3",
+                    "--db", db, "--no-export"], binary, timeout=1800)
+    after = cublas_baseline(root, m, n, k)
+    print(json.dumps({"gemm_sweep": result.get("outcomes"), "error": result.get("error")}), file=log, flush=True)
+    rows = []
+    with sqlite3.connect(db) as connection:
+        for config, outcome, median, environment, message in connection.execute(
+                "SELECT config, outcome, median_ns, environment, message FROM measurements"):
+            rows.append({"config": json.loads(config), "outcome": outcome, "median_ns": median,
+                         "pipeline": json.loads(environment).get("pipeline", {}), "message": message})
+    rows.sort(key=lambda r: (r["median_ns"] is None, r["median_ns"] or 0))
+    flops = 2.0 * m * n * k
+    lines = [f"Vulkan GEMM, path=coopmat, every config at {shape} fp16 (brute force): "
+             f"{len(rows)} configs, outcomes {result.get('outcomes')}", ""]
+    for label, baseline in (("before", before), ("after", after)):
+        for entry in baseline.get("results", []):
+            if "median_ns" in entry:
+                lines.append(f"- {entry['library']} ({label} the sweep): {entry['median_ns'] / 1e3:.1f} us, "
+                             f"{entry['tflops']:.0f} TFLOP/s")
+    best_library = min((e["median_ns"] for b in (before, after) for e in b.get("results", []) if "median_ns" in e),
+                       default=None)
+    lines += ["", "| block m x n x k | subgroups | stages | median | TFLOP/s | vs fastest cuBLAS | pipeline statistics |",
+              "|---|---|---|---:|---:|---:|---|"]
+    for r in rows:
+        c = r["config"]
+        if r["median_ns"]:
+            ratio = f"{best_library / r['median_ns']:.2f}x" if best_library else "-"
+            timing = f"{r['median_ns'] / 1e3:.1f} us | {flops / r['median_ns'] / 1e3:.0f} | {ratio}"
+        else:
+            timing = f"{r['outcome']} | - | -"
+        stats = ", ".join(f"{key} {value}" for key, value in r["pipeline"].items())
+        lines.append(f"| {c['block_m']}x{c['block_n']}x{c['block_k']} | {c['warps_m']}x{c['warps_n']} | "
+                     f"{c['stages']} | {timing} | {stats} |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(out, "vulkan-gemm.md"), "w") as f:
+        f.write(text)
+    return {"shape": shape, "rows": rows, "cublas_before": before, "cublas_after": after}
 
 
 def table(check_rows, bench_rows, cublas, devices):
@@ -153,7 +219,7 @@ def main():
     parser.add_argument("--ktune", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--seconds", type=float, default=8)
-    parser.add_argument("--phase", default="all", choices=["check", "bench", "all"])
+    parser.add_argument("--phase", default="all", choices=["check", "bench", "gemm", "all"])
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.makedirs(args.out, exist_ok=True)
@@ -162,6 +228,14 @@ def main():
     with open(os.path.join(args.out, "vulkan-progress.log"), "a") as log:
         check_rows = check(args.ktune, db, log) if args.phase in ("check", "all") else []
         bench_rows, cublas = bench(args.ktune, db, args.seconds, log, root) if args.phase in ("bench", "all") else ([], {})
+    if args.phase == "gemm":
+        with open(os.path.join(args.out, "vulkan-progress.log"), "a") as log:
+            sweep = gemm_sweep(args.ktune, args.out, log, root)
+        with open(os.path.join(args.out, "vulkan-gemm.json"), "w") as out:
+            json.dump({"sweep": sweep, "devices": devices}, out, indent=1)
+        with open(os.path.join(args.out, "vulkan-gemm.md")) as f:
+            print(f.read())
+        return
     text = table(check_rows, bench_rows, cublas, devices)
     with open(os.path.join(args.out, "vulkan-table.md"), "w") as out:
         out.write(text)

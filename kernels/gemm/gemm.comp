@@ -291,26 +291,29 @@ void main() {
     }
   }
 
-  // Epilogue: the stages are free now; each subgroup stores one row of its accumulators (16 rows
-  // by TILES_N * 16 columns, fp32) to its own part of shared memory and applies the epilogue
-  // element by element, consecutive invocations on consecutive columns (coalesced stores).
-  const uint width = TILES_N * 16, row_chunks = width / 4 + 1;  // rows padded by 16 bytes
+  // Epilogue: the stages are free now. Each subgroup stores one 16x16 accumulator at a time
+  // (fp32) to its own 1280 bytes of shared memory and applies the epilogue element by element,
+  // 16 consecutive invocations on the 16 columns of a row (32-byte stores). One fragment at a
+  // time keeps the scratch small, so the stages alone bound the tile sizes.
+  const uint row_chunks = 16 / 4 + 1;  // 16 floats, padded by 16 bytes
   const uint scratch = gl_SubgroupID * 16 * row_chunks;
   const float alpha = kt_load(scalars[0]), beta = kt_load(scalars[1]);
   [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
-    [[unroll]] for (uint j = 0; j < TILES_N; ++j) coopMatStoreNV(acc[i][j], smem, scratch + j * 4, row_chunks, false);
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    const uint row_base = row0 + (warp_m * TILES_M + i) * 16, col_base = col0 + warp_n * width;
-    for (uint e = gl_SubgroupInvocationID; e < 16 * width; e += 32) {
-      const uint r = e / width, cc = e % width;
-      const uint row = row_base + r, col = col_base + cc;
-      if (row < dims.m && col < dims.n) {
-        const float v = uintBitsToFloat(smem[scratch + r * row_chunks + cc / 4][cc % 4]);
-        d[row * dims.n + col] = kt_store(epilogue(v, alpha, beta, row, col));
+    [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
+      coopMatStoreNV(acc[i][j], smem, scratch, row_chunks, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      const uint row_base = row0 + (warp_m * TILES_M + i) * 16, col_base = col0 + (warp_n * TILES_N + j) * 16;
+      [[unroll]] for (uint e = gl_SubgroupInvocationID; e < 256; e += 32) {
+        const uint r = e / 16, cc = e % 16;
+        const uint row = row_base + r, col = col_base + cc;
+        if (row < dims.m && col < dims.n) {
+          const float v = uintBitsToFloat(smem[scratch + r * row_chunks + cc / 4][cc % 4]);
+          d[row * dims.n + col] = kt_store(epilogue(v, alpha, beta, row, col));
+        }
       }
+      subgroupBarrier();  // all reads done before the next accumulator overwrites the scratch
     }
-    subgroupBarrier();  // all reads done before the next row of accumulators overwrites it
   }
 }
 #endif

@@ -414,6 +414,7 @@ EvaluationResult VulkanBackend::evaluate(const KernelFamily& family, const Probl
     create.stage.pName = "main";
     create.stage.pSpecializationInfo = &specialization;
     create.layout = state.pipeline_layout;
+    if (self.context->captures_pipeline_statistics()) create.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     Pipeline pipeline(self.device());
     const VkResult created = vk.vkCreateComputePipelines(self.device(), VK_NULL_HANDLE, 1, &create, nullptr, &pipeline.pipeline);
     if (created == VK_ERROR_DEVICE_LOST) vk.check(created, "vkCreateComputePipelines", __FILE__, __LINE__);
@@ -423,6 +424,8 @@ EvaluationResult VulkanBackend::evaluate(const KernelFamily& family, const Probl
       result.message = std::string("vkCreateComputePipelines failed: ") + vk_result_name(created);
       return result;
     }
+    if (self.context->captures_pipeline_statistics())
+      result.environment["pipeline"] = self.context->pipeline_statistics(pipeline.pipeline);
 
     auto dispatch = [&](VkCommandBuffer c) {
       vk.vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);

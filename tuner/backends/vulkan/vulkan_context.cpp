@@ -198,11 +198,22 @@ VulkanContext::VulkanContext(int index) {
 
   // Features: only those the shaders use. Robust buffer access stays off: it bounds-checks every
   // access and would be measured as part of every kernel.
+  get_executable_properties_ = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vk.instance_function(instance_, "vkGetPipelineExecutablePropertiesKHR"));
+  get_executable_statistics_ = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vk.instance_function(instance_, "vkGetPipelineExecutableStatisticsKHR"));
   const bool cooperative = has_fp16_cooperative_matrix(instance_, physical_);
+  // Pipeline statistics (registers, spills, shared memory per variant, as the driver reports
+  // them) are recorded with each result: they explain a slow variant without a profiler.
+  const bool executable_extension = has_extension(physical_, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  cooperative_features.pNext = executable_extension ? &executable_features : nullptr;
   VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  features12.pNext = cooperative ? &cooperative_features : nullptr;
+  features12.pNext = cooperative ? static_cast<void*>(&cooperative_features)
+                     : executable_extension ? static_cast<void*>(&executable_features) : nullptr;
   VkPhysicalDeviceVulkan11Features features11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   features11.pNext = &features12;
   VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -212,12 +223,19 @@ VulkanContext::VulkanContext(int index) {
     throw BackendUnavailable(std::string("Vulkan device ") + properties.deviceName +
                              " lacks storageBuffer16BitAccess (16-bit storage buffers), which ktune's shaders use");
   const bool use_cooperative = cooperative && cooperative_features.cooperativeMatrix;
+  pipeline_statistics_ = executable_extension && executable_features.pipelineExecutableInfo &&
+                         get_executable_properties_ && get_executable_statistics_;
 
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR enable_executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  enable_executable.pipelineExecutableInfo = VK_TRUE;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV enable_cooperative{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   enable_cooperative.cooperativeMatrix = VK_TRUE;
+  enable_cooperative.pNext = pipeline_statistics_ ? &enable_executable : nullptr;
   VkPhysicalDeviceVulkan12Features enable12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  enable12.pNext = use_cooperative ? &enable_cooperative : nullptr;
+  enable12.pNext = use_cooperative ? static_cast<void*>(&enable_cooperative)
+                   : pipeline_statistics_ ? static_cast<void*>(&enable_executable) : nullptr;
   enable12.shaderFloat16 = features12.shaderFloat16;
   enable12.shaderInt8 = features12.shaderInt8;
   enable12.storageBuffer8BitAccess = features12.storageBuffer8BitAccess;
@@ -241,6 +259,7 @@ VulkanContext::VulkanContext(int index) {
   queue_create.pQueuePriorities = &priority;
   std::vector<const char*> extensions;
   if (use_cooperative) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (pipeline_statistics_) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   VkDeviceCreateInfo device_create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_create.pNext = &enable;
   device_create.queueCreateInfoCount = 1;
@@ -293,6 +312,7 @@ VulkanContext::VulkanContext(int index) {
                       {"timestamp_period_ns", timestamp_period_ns_},
                       {"timestamp_valid_bits", timestamp_valid_bits_},
                       {"cooperative_matrix", use_cooperative ? "VK_NV_cooperative_matrix fp16 16x16x16" : "none"},
+                      {"pipeline_statistics", pipeline_statistics_},
                       {"device_count", devices.size()}};
   info_.fingerprint = "vulkan|" + info_.name + "|" + std::to_string(vendor) + ":" + std::to_string(properties.deviceID) +
                       "|driver=" + driver.driverName + " " + driver.driverInfo + "|api=" + version_text(properties.apiVersion);
@@ -309,6 +329,33 @@ std::uint32_t VulkanContext::memory_type(std::uint32_t allowed_bits, VkMemoryPro
     if ((allowed_bits & (1u << t)) && (memory_.memoryTypes[t].propertyFlags & required) == required) return t;
   throw VulkanError(VK_ERROR_FEATURE_NOT_PRESENT, "no Vulkan memory type with the properties needed (flags " +
                                                        std::to_string(required) + ")");
+}
+
+nlohmann::json VulkanContext::pipeline_statistics(VkPipeline pipeline) const {
+  nlohmann::json statistics = nlohmann::json::object();
+  if (!pipeline_statistics_) return statistics;
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  std::uint32_t count = 0;
+  if (get_executable_properties_(device_, &info, &count, nullptr) != VK_SUCCESS || count == 0) return statistics;
+  // A compute pipeline has one executable (the compute shader).
+  VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+  executable.pipeline = pipeline;
+  executable.executableIndex = 0;
+  std::uint32_t stat_count = 0;
+  if (get_executable_statistics_(device_, &executable, &stat_count, nullptr) != VK_SUCCESS) return statistics;
+  std::vector<VkPipelineExecutableStatisticKHR> stats(stat_count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  if (get_executable_statistics_(device_, &executable, &stat_count, stats.data()) != VK_SUCCESS) return statistics;
+  for (const auto& stat : stats) {
+    switch (stat.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: statistics[stat.name] = stat.value.b32 != 0; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: statistics[stat.name] = stat.value.i64; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: statistics[stat.name] = stat.value.u64; break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: statistics[stat.name] = stat.value.f64; break;
+      default: break;
+    }
+  }
+  return statistics;
 }
 
 }  // namespace ktune

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "tuner/backends/vulkan/vulkan_library.hpp"
 #include "tuner/core/device.hpp"
 
@@ -37,6 +39,10 @@ class VulkanContext {
   std::uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
   bool is_cpu() const { return is_cpu_; }
   VkDeviceSize max_storage_buffer_range() const { return max_storage_buffer_range_; }
+  // The driver's statistics of a pipeline created with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR
+  // (name -> value, e.g. registers per invocation); empty where the device offers none.
+  bool captures_pipeline_statistics() const { return pipeline_statistics_; }
+  nlohmann::json pipeline_statistics(VkPipeline pipeline) const;
   // A memory type with all of `required` among those in `allowed_bits`; VulkanError when none.
   std::uint32_t memory_type(std::uint32_t allowed_bits, VkMemoryPropertyFlags required) const;
 
@@ -52,6 +58,9 @@ class VulkanContext {
   std::uint32_t timestamp_valid_bits_ = 64;
   bool is_cpu_ = false;
   VkDeviceSize max_storage_buffer_range_ = 0;
+  bool pipeline_statistics_ = false;
+  PFN_vkGetPipelineExecutablePropertiesKHR get_executable_properties_ = nullptr;
+  PFN_vkGetPipelineExecutableStatisticsKHR get_executable_statistics_ = nullptr;
 };
 
 }  // namespace ktune
