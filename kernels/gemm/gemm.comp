@@ -250,35 +250,24 @@ void stash(uint stage) {
   }
 }
 
-// The subgroup's accumulators += its rows of the A stage times its columns of the B stage. The
-// fragments of the next 16-deep step are loaded before the products of this one, so that with
-// one or two subgroups per scheduler the shared-memory loads overlap the tensor-core work.
-void load_fragments(uint a_base, uint b_base, uint kk, uint warp_m, uint warp_n,
-                    out fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a_frag[TILES_M],
-                    out fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b_frag[TILES_N]) {
-  [[unroll]] for (uint i = 0; i < TILES_M; ++i)
-    coopMatLoadNV(a_frag[i], smem, a_base + (warp_m * TILES_M + i) * 16 * A_ROW + kk / 8, A_ROW, false);
-  [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
-    const uint col = (warp_n * TILES_N + j) * 16;
-    if (KT_DIM_B_LAYOUT == 0)
-      coopMatLoadNV(b_frag[j], smem, b_base + col * B_ROW + kk / 8, B_ROW, true);
-    else
-      coopMatLoadNV(b_frag[j], smem, b_base + kk * B_ROW + col / 8, B_ROW, false);
-  }
-}
-
+// The subgroup's accumulators += its rows of the A stage times its columns of the B stage.
+// (Loading the next 16-deep step's fragments before this step's products was measured slower:
+// more registers, reports/vulkan.md.)
 void multiply(const uint stage, uint warp_m, uint warp_n) {
   const uint a_base = stage * A_STAGE, b_base = KT_STAGES * A_STAGE + stage * B_STAGE;
-  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a_frag[2][TILES_M];
-  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b_frag[2][TILES_N];
-  load_fragments(a_base, b_base, 0, warp_m, warp_n, a_frag[0], b_frag[0]);
-  [[unroll]] for (uint step = 0; step < KT_BLOCK_K / 16; ++step) {
-    const uint now = step % 2;
-    if (step + 1 < KT_BLOCK_K / 16)
-      load_fragments(a_base, b_base, (step + 1) * 16, warp_m, warp_n, a_frag[now ^ 1u], b_frag[now ^ 1u]);
-    [[unroll]] for (uint j = 0; j < TILES_N; ++j)
-      [[unroll]] for (uint i = 0; i < TILES_M; ++i)
-        acc[i][j] = coopMatMulAddNV(a_frag[now][i], b_frag[now][j], acc[i][j]);
+  [[unroll]] for (uint kk = 0; kk < KT_BLOCK_K; kk += 16) {
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a_frag[TILES_M];
+    [[unroll]] for (uint i = 0; i < TILES_M; ++i)
+      coopMatLoadNV(a_frag[i], smem, a_base + (warp_m * TILES_M + i) * 16 * A_ROW + kk / 8, A_ROW, false);
+    [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
+      const uint col = (warp_n * TILES_N + j) * 16;
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b_frag;
+      if (KT_DIM_B_LAYOUT == 0)
+        coopMatLoadNV(b_frag, smem, b_base + col * B_ROW + kk / 8, B_ROW, true);
+      else
+        coopMatLoadNV(b_frag, smem, b_base + kk * B_ROW + col / 8, B_ROW, false);
+      [[unroll]] for (uint i = 0; i < TILES_M; ++i) acc[i][j] = coopMatMulAddNV(a_frag[i], b_frag, acc[i][j]);
+    }
   }
 }
 
