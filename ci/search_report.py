@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-STRATEGIES = ["random", "annealing", "genetic", "differential_evolution", "tpe"]
+STRATEGIES = ["random", "annealing", "genetic", "differential_evolution", "tpe", "forest"]
 FRACTIONS = [0.01, 0.02, 0.05]
 
 

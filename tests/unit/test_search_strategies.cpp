@@ -1,4 +1,4 @@
-// The guided strategies (annealing, genetic, differential evolution, TPE) and the offline replay that scores them:
+// The guided strategies (annealing, genetic, differential evolution, TPE, random forest) and the offline replay that scores them:
 // determinism, no repeats, full coverage, failures, search quality on a smooth space, and the
 // exact random baseline of the score.
 #include <gtest/gtest.h>
@@ -12,6 +12,8 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/formats/kernel_tuner_cache.hpp"
+#include "tuner/strategies/forest_search.hpp"
+#include "tuner/strategies/regression_forest.hpp"
 #include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/space_filling.hpp"
 #include "tuner/strategies/space_index.hpp"
@@ -21,7 +23,9 @@
 namespace ktune {
 namespace {
 
-const std::vector<std::string> kGuidedStrategies{"annealing", "genetic", "differential_evolution", "tpe"};
+const std::vector<std::string> kGuidedStrategies{"annealing", "genetic", "differential_evolution", "tpe", "forest"};
+// The model-based ones, which share the budget-aware spread-out start-up.
+const std::vector<std::string> kModelStrategies{"tpe", "forest"};
 
 std::vector<Value> integers(int count) {
   std::vector<Value> values;
@@ -173,11 +177,12 @@ TEST(SearchStrategies, FindTheOptimumOfASmoothSpaceFarMoreOftenThanRandom) {
 // The opposite landscape of `smooth`: its optimum is smooth's slowest corner.
 double inverted(std::int64_t a, std::int64_t b) { return 1000.0 - smooth(a, b); }
 
-// How many of the first proposals do not depend on the results: TPE's start-up configs. Two
-// runs with the same seed on opposite landscapes agree exactly until the model takes over.
-std::size_t result_independent_prefix(const ValidConfigs& valid, const StrategyOptions& options) {
-  auto towards = make_strategy("tpe", valid, options);
-  auto away = make_strategy("tpe", valid, options);
+// How many of the first proposals do not depend on the results: the start-up configs of a
+// model-based strategy. Two runs with the same seed on opposite landscapes agree exactly until
+// the model takes over.
+std::size_t result_independent_prefix(const std::string& name, const ValidConfigs& valid, const StrategyOptions& options) {
+  auto towards = make_strategy(name, valid, options);
+  auto away = make_strategy(name, valid, options);
   const auto a = run(*towards, valid, smooth, 60);
   const auto b = run(*away, valid, inverted, 60);
   std::size_t same = 0;
@@ -185,15 +190,17 @@ std::size_t result_independent_prefix(const ValidConfigs& valid, const StrategyO
   return same;
 }
 
-TEST(SearchStrategies, TpeSpendsFewerStartUpConfigsOnASmallBudget) {
+TEST(SearchStrategies, ModelsSpendFewerStartUpConfigsOnASmallBudget) {
   const ValidConfigs valid = grid(20);
-  const std::size_t unbounded = result_independent_prefix(valid, {.seed = 3, .budget = std::nullopt});
-  const std::size_t large = result_independent_prefix(valid, {.seed = 3, .budget = 400});
-  const std::size_t small = result_independent_prefix(valid, {.seed = 3, .budget = 9});
-  EXPECT_EQ(unbounded, 10u);  // without a budget: the usual start-up
-  EXPECT_EQ(large, unbounded);
-  EXPECT_LT(small, unbounded);
-  EXPECT_GE(small, 2u);  // the model needs a good and a bad config to start from
+  for (const std::string& name : kModelStrategies) {
+    const std::size_t unbounded = result_independent_prefix(name, valid, {.seed = 3, .budget = std::nullopt});
+    const std::size_t large = result_independent_prefix(name, valid, {.seed = 3, .budget = 400});
+    const std::size_t small = result_independent_prefix(name, valid, {.seed = 3, .budget = 9});
+    EXPECT_EQ(unbounded, 10u) << name;  // without a budget: the usual start-up
+    EXPECT_EQ(large, unbounded) << name;
+    EXPECT_LT(small, unbounded) << name;
+    EXPECT_GE(small, 2u) << name;  // the model needs a good and a bad config to start from
+  }
 }
 
 // The smallest distance between any two of `indices`, in the spread's own measure.
@@ -247,6 +254,62 @@ TEST(SearchStrategies, TpeIsNotDrawnTowardsFailures) {
   }
   // Random sampling would fail on half of them.
   EXPECT_LT(failures_after_start_up * 5, proposals_after_start_up * 2) << failures_after_start_up << " of " << proposals_after_start_up;
+}
+
+// The forest ranks a failure after every success, so it learns the failing region itself, not
+// only the failed configs it saw (contrast TpeIsNotDrawnTowardsFailures): after its start-up and
+// a few more configs, few of its proposals land there.
+TEST(SearchStrategies, ForestLearnsAFailingRegion) {
+  const ValidConfigs valid = grid(20);
+  const Objective half_fails = [](std::int64_t a, std::int64_t b) {
+    return a < 10 ? NAN : double((a - 14) * (a - 14) + (b - 3) * (b - 3) + 1);
+  };
+  int failures_after_start_up = 0, proposals_after_start_up = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    auto strategy = make_strategy("forest", valid, StrategyOptions{.seed = seed, .budget = 40});
+    const auto order = run(*strategy, valid, half_fails, 40);
+    for (std::size_t i = tpe_startup_count(40) + 3; i < order.size(); ++i) {
+      ++proposals_after_start_up;
+      failures_after_start_up += valid.config(order[i]).get_int("a") < 10;
+    }
+  }
+  // Random sampling would fail on half of them, TPE on about a third.
+  EXPECT_LT(failures_after_start_up * 10, proposals_after_start_up) << failures_after_start_up << " of " << proposals_after_start_up;
+}
+
+// Fitted to a step in one parameter (0 below a = 10, 1 from it on) from configs on both sides,
+// the forest predicts the step at configs it did not see, and is unsure only in the gap between
+// the observed values next to the step (a = 9 and a = 12).
+TEST(SearchStrategies, RegressionForestLearnsAStep) {
+  const ValidConfigs valid = grid(20);
+  const SpaceIndex space(valid);
+  std::vector<std::size_t> indices;
+  std::vector<double> values;
+  for (const int a : {0, 3, 6, 9, 12, 15, 18, 19})
+    for (const int b : {1, 10, 17}) {
+      indices.push_back(*space.find({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)}));
+      values.push_back(a < 10 ? 0.0 : 1.0);
+    }
+  RegressionForest forest(16);
+  SplitMix rng(5);
+  forest.fit(space, indices, values, rng);
+  for (std::uint32_t b = 0; b < 20; ++b) {
+    for (std::uint32_t a = 0; a <= 9; ++a) EXPECT_LT(forest.predict(space, *space.find({a, b})).mean, 0.1) << a << "," << b;
+    for (std::uint32_t a = 12; a < 20; ++a) EXPECT_GT(forest.predict(space, *space.find({a, b})).mean, 0.9) << a << "," << b;
+    const auto in_gap = forest.predict(space, *space.find({11, b}));
+    EXPECT_GT(in_gap.variance, forest.predict(space, *space.find({3, b})).variance) << b;
+  }
+}
+
+TEST(SearchStrategies, RanksAndExpectedImprovement) {
+  const std::vector<ScoredConfig> observed{{0, 5.0}, {1, INFINITY}, {2, 1.0}, {3, INFINITY}, {4, 3.0}};
+  EXPECT_EQ(time_ranks(observed), (std::vector<double>{0.4, 0.6, 0.0, 0.6, 0.2}));  // failures tie last
+  EXPECT_DOUBLE_EQ(expected_improvement(0.3, 0.0, 0.5), 0.2);
+  EXPECT_DOUBLE_EQ(expected_improvement(0.7, 0.0, 0.5), 0.0);
+  // Uncertainty is worth something even where the mean promises nothing, and more of it more.
+  EXPECT_GT(expected_improvement(0.7, 0.1, 0.5), 0.0);
+  EXPECT_GT(expected_improvement(0.7, 0.3, 0.5), expected_improvement(0.7, 0.1, 0.5));
+  EXPECT_GT(expected_improvement(0.3, 0.1, 0.5), expected_improvement(0.4, 0.1, 0.5));
 }
 
 // A budget hint must not change the contract: deterministic, no repeats, every config reachable
@@ -393,17 +456,19 @@ KernelTunerCache gemm_like_cache() {
   return cache;
 }
 
-// At 2% of the space the model-based default must beat random sampling clearly, in the score
+// At 2% of the space the model-based strategies must beat random sampling clearly, in the score
 // the report uses (0 = random, 1 = always the optimum).
-TEST(Replay, TpeBeatsRandomAtTwoPercentOfAStructuredSpace) {
+TEST(Replay, ModelsBeatRandomAtTwoPercentOfAStructuredSpace) {
   const ReplaySpace space = replay_space(gemm_like_cache());
   ASSERT_EQ(space.valid.size(), 1536u);
   const std::size_t budget = 31;  // 2%
-  const double tpe = score_strategy(space, "tpe", budget, 30, 1).mean_score;
   const double random = score_strategy(space, "random", budget, 30, 1).mean_score;
   EXPECT_LT(random, 0.25);
-  EXPECT_GT(tpe, 0.5);
-  EXPECT_GT(tpe, random + 0.4);
+  for (const std::string& name : kModelStrategies) {
+    const double model = score_strategy(space, name, budget, 30, 1).mean_score;
+    EXPECT_GT(model, 0.5) << name;
+    EXPECT_GT(model, random + 0.4) << name;
+  }
 }
 
 std::filesystem::path shared_cache(const std::string& name) {

@@ -9,6 +9,7 @@
 #include "tuner/core/search_space.hpp"
 #include "tuner/strategies/annealing.hpp"
 #include "tuner/strategies/differential_evolution.hpp"
+#include "tuner/strategies/forest_search.hpp"
 #include "tuner/strategies/genetic.hpp"
 #include "tuner/strategies/tree_parzen.hpp"
 
@@ -41,7 +42,7 @@ std::optional<std::size_t> RandomSampling::propose() {
   return order_[drawn_++];
 }
 
-std::vector<std::string> strategy_names() { return {"annealing", "brute_force", "differential_evolution", "genetic", "random", "tpe"}; }
+std::vector<std::string> strategy_names() { return {"annealing", "brute_force", "differential_evolution", "forest", "genetic", "random", "tpe"}; }
 
 void check_strategy_name(const std::string& name) {
   const auto names = strategy_names();
@@ -54,6 +55,7 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConf
   if (name == "annealing") return std::make_unique<SimulatedAnnealing>(valid, seed);
   if (name == "genetic") return std::make_unique<GeneticAlgorithm>(valid, seed);
   if (name == "differential_evolution") return std::make_unique<DifferentialEvolution>(valid, seed);
+  if (name == "forest") return std::make_unique<ForestSearch>(valid, seed, options.budget);
   if (name == "tpe") return std::make_unique<TreeParzen>(valid, seed, options.budget);
   return make_strategy(name, valid.size(), seed);
 }

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "tuner/strategies/space_filling.hpp"
+#include "tuner/strategies/model_candidates.hpp"
 
 namespace ktune {
 namespace {
@@ -18,11 +18,6 @@ namespace {
 constexpr std::size_t kStartupWithoutBudget = 10;
 constexpr std::size_t kMinimumStartup = 3;
 constexpr std::size_t kMaximumStartup = 10;
-// Start-up configs are spread out: each the farthest from those already taken among this many
-// random unvisited ones (space_filling.hpp). Enough to avoid near-duplicates and to reach every
-// code path of a GEMM space early, few enough to stay clear of the space's corners.
-constexpr std::size_t kSpreadCandidates = 64;
-constexpr std::size_t kMaximumSpreadReference = 256;
 // The fastest 20% of the successful observations model "good", at least one: at small budgets a
 // single best config is all the evidence there is, and counting the second best of three as
 // "good" would pull the model towards the middle of the pack.
@@ -34,10 +29,6 @@ constexpr std::size_t kMinimumGood = 1;
 constexpr double kBandwidth = 0.5;
 // Weight of the uniform prior relative to one observation at distance zero.
 constexpr double kPriorWeight = 1e-3;
-// Candidates per proposal on bigger spaces: a random sample of the unvisited configs, plus the
-// unvisited neighbours of the best configs, where the good density is highest.
-constexpr std::size_t kRandomCandidates = 512;
-constexpr std::size_t kIncumbents = 4;
 // The bad group is subsampled to this size: its density only has to be roughly right.
 constexpr std::size_t kMaximumBad = 128;
 // And the good group is the fastest configs up to this many, which bounds a proposal's cost on
@@ -70,42 +61,6 @@ double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& s
   return sum / (kPriorWeight + static_cast<double>(sample.size()));
 }
 
-std::vector<std::size_t> TreeParzen::candidates() {
-  std::vector<std::size_t> chosen;
-  if (unvisited_.count() <= kRandomCandidates) {
-    for (std::size_t i = 0; i < space_.size(); ++i)
-      if (unvisited_.contains(i)) chosen.push_back(i);
-    return chosen;
-  }
-  for (std::size_t k = 0; k < kRandomCandidates; ++k) chosen.push_back(unvisited_.peek_random(rng_));
-  // Neighbours of the fastest observations: one value step in one parameter.
-  std::vector<ScoredConfig> best = observed_;
-  const std::size_t incumbents = std::min(kIncumbents, best.size());
-  std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(incumbents), best.end(), faster);
-  for (std::size_t b = 0; b < incumbents; ++b) {
-    GridPoint point = space_.point(best[b].index);
-    for (std::size_t p = 0; p < point.size(); ++p) {
-      for (const int step : {-1, 1}) {
-        const std::uint32_t original = point[p];
-        if (step < 0 && original == 0) continue;
-        point[p] = original + static_cast<std::uint32_t>(step);
-        if (const auto index = space_.find(point); index && unvisited_.contains(*index)) chosen.push_back(*index);
-        point[p] = original;
-      }
-    }
-  }
-  return chosen;
-}
-
-std::size_t TreeParzen::take_start_up_config() {
-  // Past kMaximumSpreadReference configs (only when nothing succeeds) plain random sampling: the
-  // spread's cost grows with every config taken, and it no longer chooses between regions.
-  const std::size_t candidates = handed_out_.size() < kMaximumSpreadReference ? kSpreadCandidates : 1;
-  const std::size_t index = take_spread_out(space_, unvisited_, handed_out_, candidates, rng_);
-  handed_out_.push_back(index);
-  return index;
-}
-
 std::optional<std::size_t> TreeParzen::propose() {
   if (unvisited_.empty()) return std::nullopt;
   const auto successes = static_cast<std::size_t>(
@@ -114,7 +69,7 @@ std::optional<std::size_t> TreeParzen::propose() {
   // "good" group is a failed config would steer towards failures.
   if (observed_.size() < startup_ || start_up_proposals_ < startup_ || successes == 0) {
     ++start_up_proposals_;
-    return take_start_up_config();
+    return take_start_up_config(space_, unvisited_, handed_out_, rng_);
   }
   std::vector<ScoredConfig> sorted = observed_;
   std::sort(sorted.begin(), sorted.end(), faster);
@@ -131,7 +86,7 @@ std::optional<std::size_t> TreeParzen::propose() {
 
   std::optional<std::size_t> best;
   double best_ratio = -std::numeric_limits<double>::infinity();
-  for (const std::size_t index : candidates()) {
+  for (const std::size_t index : model_candidates(space_, unvisited_, observed_, rng_)) {
     const double ratio = density(index, good) / density(index, bad);
     if (ratio > best_ratio) {
       best_ratio = ratio;

@@ -10,13 +10,13 @@
 // out over the space (space_filling.hpp) rather than drawn at random, so a short start still
 // samples every region, such as each code path of a GEMM.
 //
-// Candidates come from the valid configs themselves (all unvisited ones, or a random sample of
-// them on big spaces), so constraints are respected without any repair step. The density of
-// configs is a sum of Gaussian kernels over value indices centred on the observations of that
-// group (neighbouring values share evidence: block sizes and tile shapes are ordinal), taken
-// jointly over all parameters (the multivariate TPE of Falkner et al., ICML 2018), because
-// kernel parameters interact: a block size is only good with a matching tile size. A uniform
-// prior keeps configs far from every observation reachable.
+// Candidates come from the valid configs themselves (model_candidates.hpp), so constraints are
+// respected without any repair step. The density of configs is a sum of Gaussian kernels over
+// value indices centred on the observations of that group (neighbouring values share evidence:
+// block sizes and tile shapes are ordinal), taken jointly over all parameters (the multivariate
+// TPE of Falkner et al., ICML 2018), because kernel parameters interact: a block size is only
+// good with a matching tile size. A uniform prior keeps configs far from every observation
+// reachable.
 //
 // Never proposes an index twice (observed indices it did not propose count as visited too);
 // nullopt once every config has been visited.
@@ -47,8 +47,6 @@ class TreeParzen final : public Strategy {
 
   // The kernel density of `sample` at config `index`, up to a factor common to all configs.
   double density(std::size_t index, const std::vector<ScoredConfig>& sample) const;
-  std::vector<std::size_t> candidates();
-  std::size_t take_start_up_config();
 
   SpaceIndex space_;
   UnvisitedSet unvisited_;
