@@ -187,11 +187,6 @@ layout(constant_id = 5) const uint KT_BLOCK_K = 32;
 layout(constant_id = 8) const uint KT_WARPS_M = 2;
 layout(constant_id = 9) const uint KT_WARPS_N = 4;
 layout(constant_id = 10) const uint KT_STAGES = 2;
-// The problem's sizes as specialization constants (each pipeline is built for one problem), so
-// that every address below is folded at pipeline creation, as in NVIDIA's own sample.
-layout(constant_id = 11) const uint KT_DIM_M = 1;
-layout(constant_id = 12) const uint KT_DIM_N = 1;
-layout(constant_id = 13) const uint KT_DIM_K = 1;
 
 // A and B as 16-byte chunks of 8 halves.
 layout(set = 0, binding = 0) restrict readonly buffer TensorA16 { uvec4 a16[]; };
@@ -217,22 +212,22 @@ fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[TILES_M][TILES_N];
 
 // Global -> registers: slice [p0, p0 + BK) of the workgroup's rows of A and columns of B.
 void fetch(uint row0, uint col0, uint p0) {
-  const uint k8 = KT_DIM_K / 8, n8 = KT_DIM_N / 8;
+  const uint k8 = dims.k / 8, n8 = dims.n / 8;
   [[unroll]] for (uint t = 0; t < A_CHUNKS; ++t) {
     const uint i = gl_LocalInvocationIndex + t * THREADS;
     const uint row = row0 + i / (KT_BLOCK_K / 8), depth = p0 + i % (KT_BLOCK_K / 8) * 8;
     a_regs[t] = uvec4(0);
-    if (row < KT_DIM_M && depth < KT_DIM_K) a_regs[t] = a16[row * k8 + depth / 8];
+    if (row < dims.m && depth < dims.k) a_regs[t] = a16[row * k8 + depth / 8];
   }
   [[unroll]] for (uint t = 0; t < B_CHUNKS; ++t) {
     const uint i = gl_LocalInvocationIndex + t * THREADS;
     b_regs[t] = uvec4(0);
     if (KT_DIM_B_LAYOUT == 0) {
       const uint col = col0 + i / (KT_BLOCK_K / 8), depth = p0 + i % (KT_BLOCK_K / 8) * 8;
-      if (col < KT_DIM_N && depth < KT_DIM_K) b_regs[t] = b16[col * k8 + depth / 8];
+      if (col < dims.n && depth < dims.k) b_regs[t] = b16[col * k8 + depth / 8];
     } else {
       const uint depth = p0 + i / (KT_BLOCK_N / 8), col = col0 + i % (KT_BLOCK_N / 8) * 8;
-      if (col < KT_DIM_N && depth < KT_DIM_K) b_regs[t] = b16[depth * n8 + col / 8];
+      if (col < dims.n && depth < dims.k) b_regs[t] = b16[depth * n8 + col / 8];
     }
   }
 }
@@ -251,9 +246,9 @@ void stash(uint stage) {
 }
 
 // The subgroup's accumulators += its rows of the A stage times its columns of the B stage.
-// (Loading the next 16-deep step's fragments before this step's products was measured slower:
-// more registers, reports/vulkan.md.)
-void multiply(const uint stage, uint warp_m, uint warp_n) {
+// (Measured slower on the H100, reports/vulkan.md: loading the next k-step's fragments ahead,
+// and the problem sizes as specialization constants with two slices per loop trip.)
+void multiply(uint stage, uint warp_m, uint warp_n) {
   const uint a_base = stage * A_STAGE, b_base = KT_STAGES * A_STAGE + stage * B_STAGE;
   [[unroll]] for (uint kk = 0; kk < KT_BLOCK_K; kk += 16) {
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a_frag[TILES_M];
@@ -271,22 +266,6 @@ void multiply(const uint stage, uint warp_m, uint warp_n) {
   }
 }
 
-// One slice: the next slice's global loads in flight during the multiply of `stage`.
-void slice(const uint stage, uint p0, uint row0, uint col0, uint warp_m, uint warp_n) {
-  const bool more = p0 + KT_BLOCK_K < KT_DIM_K;
-  if (more) fetch(row0, col0, p0 + KT_BLOCK_K);
-  multiply(stage, warp_m, warp_n);
-  if (KT_STAGES == 2) {
-    // The other stage was last read before the previous barrier: free to overwrite.
-    if (more) stash(stage ^ 1u);
-    barrier();
-  } else {
-    barrier();  // everyone is done reading the one stage
-    if (more) stash(0);
-    barrier();
-  }
-}
-
 void main() {
   const uint row0 = gl_WorkGroupID.y * KT_BLOCK_M, col0 = gl_WorkGroupID.x * KT_BLOCK_N;
   const uint warp_m = gl_SubgroupID / KT_WARPS_N, warp_n = gl_SubgroupID % KT_WARPS_N;
@@ -297,10 +276,21 @@ void main() {
   fetch(row0, col0, 0);
   stash(0);
   barrier();
-  // Two slices per trip with literal stages, so that every shared-memory offset is a constant.
-  for (uint p0 = 0; p0 < KT_DIM_K; p0 += 2 * KT_BLOCK_K) {
-    slice(0, p0, row0, col0, warp_m, warp_n);
-    if (p0 + KT_BLOCK_K < KT_DIM_K) slice(KT_STAGES - 1, p0 + KT_BLOCK_K, row0, col0, warp_m, warp_n);
+  uint stage = 0;
+  for (uint p0 = 0; p0 < dims.k; p0 += KT_BLOCK_K) {
+    const bool more = p0 + KT_BLOCK_K < dims.k;
+    if (more) fetch(row0, col0, p0 + KT_BLOCK_K);  // in flight during the multiply
+    multiply(stage, warp_m, warp_n);
+    if (KT_STAGES == 2) {
+      // The other stage was last read before the previous barrier: free to overwrite.
+      if (more) stash(stage ^ 1u);
+      barrier();
+      stage ^= 1u;
+    } else {
+      barrier();  // everyone is done reading the one stage
+      if (more) stash(0);
+      barrier();
+    }
   }
 
   // Epilogue: the stages are free now. Each subgroup stores one 16x16 accumulator at a time
@@ -319,9 +309,9 @@ void main() {
       [[unroll]] for (uint e = gl_SubgroupInvocationID; e < 256; e += 32) {
         const uint r = e / 16, cc = e % 16;
         const uint row = row_base + r, col = col_base + cc;
-        if (row < KT_DIM_M && col < KT_DIM_N) {
+        if (row < dims.m && col < dims.n) {
           const float v = uintBitsToFloat(smem[scratch + r * row_chunks + cc / 4][cc % 4]);
-          d[row * KT_DIM_N + col] = kt_store(epilogue(v, alpha, beta, row, col));
+          d[row * dims.n + col] = kt_store(epilogue(v, alpha, beta, row, col));
         }
       }
       subgroupBarrier();  // all reads done before the next accumulator overwrites the scratch
