@@ -27,7 +27,7 @@ class Replay(harness.KtuneTestCase):
         slowest = max(times.values())
         result = self.ktune_json("replay", "--cache", cache_file, "--budget", "40", "--repeats", "5",
                                  "--seed", "3")
-        self.assertEqual(result["strategy"], "tpe")  # the default
+        self.assertEqual(result["strategy"], "forest")  # the default
         self.assertEqual([run["seed"] for run in result["repeats"]], [3, 4, 5, 6, 7])
         optimum = min(times.values())
         self.assertAlmostEqual(result["optimum_ms"], optimum)

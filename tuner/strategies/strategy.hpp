@@ -69,9 +69,9 @@ class RandomSampling final : public Strategy {
 };
 
 // The strategy `ktune tune` and `ktune replay` use unless told otherwise: the one with the best
-// mean replay score at budgets of 1-5% of the 16 recorded development spaces, in each of their
-// three groups (shared, memory-bound H200, GEMM H200); reports/search.md has the tables.
-inline constexpr const char* kDefaultStrategy = "tpe";
+// mean replay score at budgets of 1-5% of the 19 recorded spaces (shared, memory-bound H200,
+// GEMM H200, H100), over seeds 1-60; reports/search.md has the tables.
+inline constexpr const char* kDefaultStrategy = "forest";
 
 // What a strategy may be told about the tune it serves, beyond the space itself.
 struct StrategyOptions {
