@@ -65,6 +65,10 @@ def check(binary, db, log):
                        "outcomes": result.get("outcomes"), "error": result.get("error")}
                 rows.append(row)
                 print(json.dumps(row), file=log, flush=True)
+    if rows:  # NVIDIA's driver reports registers etc. per pipeline: every result should carry them
+        with sqlite3.connect(db) as connection:
+            environments = [json.loads(e) for (e,) in connection.execute("SELECT environment FROM measurements")]
+        rows[-1]["pipeline_statistics"] = [sum(1 for e in environments if e.get("pipeline")), len(environments)]
     return rows
 
 
@@ -186,6 +190,9 @@ def table(check_rows, bench_rows, cublas, devices):
         bad = [r for r in check_rows if r["error"] or set((r["outcomes"] or {}).keys()) != {"ok"}]
         total = sum(sum((r["outcomes"] or {}).values()) for r in check_rows)
         lines.append(f"Check: {len(check_rows)} tunes, {total} configs, {len(bad)} tunes with a config not ok")
+        statistics = check_rows[-1].get("pipeline_statistics")
+        if statistics:
+            lines.append(f"Driver pipeline statistics recorded for {statistics[0]} of {statistics[1]} configs")
         for r in bad:
             lines.append(f"- {r['kernel']} {r['shape']} {r['precision']}: {r['outcomes']} {r['error'] or ''}")
         lines.append("")

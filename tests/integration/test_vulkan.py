@@ -129,6 +129,23 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
         modules = os.listdir(os.path.join(cache, "vulkan"))
         self.assertGreaterEqual(len([m for m in modules if m.startswith("gemm-")]), 2)  # tiled and coopmat
 
+    def test_pipeline_statistics_follow_the_driver(self):
+        # Where the driver offers VK_KHR_pipeline_executable_properties (NVIDIA's does: registers,
+        # shared and local memory; lavapipe's does not) each result carries its statistics.
+        offered = self.device["properties"]["pipeline_statistics"]
+        self.assertIsInstance(offered, bool)
+        self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=5,cols=77", "--budget",
+                        "2", "--db", self.db, "--no-export", *FAST)
+        with sqlite3.connect(self.db) as db:
+            environments = [json.loads(row[0]) for row in db.execute("SELECT environment FROM measurements")]
+        self.assertEqual(len(environments), 2)
+        for environment in environments:
+            if offered:
+                self.assertTrue(environment["pipeline"])
+                self.assertTrue(all(isinstance(v, (int, float, bool)) for v in environment["pipeline"].values()))
+            else:
+                self.assertNotIn("pipeline", environment)
+
     def test_a_tune_resumes_from_the_database(self):
         tune = ["tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=9,cols=100", "--budget", "4",
                 "--db", self.db, "--no-export", *FAST]
