@@ -5,7 +5,20 @@ each space, then the mean over spaces per strategy and budget.
 
     ci/search_report.py --ktune build/ci/ktune --repeats 30 SPACE.json.gz ... > tables.md
 
-Each space is a Kernel Tuner cache or T4 results of a fully measured space."""
+Each space is a Kernel Tuner cache or T4 results of a fully measured space.
+
+Transfer (leave one out within kernel families): with --prior-from-family, every space whose
+kernel has other recorded spaces is replayed with `forest` and `tpe`, each without a prior and
+with `--prior` set to the other spaces of its kernel; the tables are per space and per group
+(held-out spaces: those under a folder named heldout-*). With --unrelated the prior is instead
+every space of the other kernels (a sanity check: it must not make things much worse).
+
+    ci/search_report.py --ktune build/ci/ktune --prior-from-family \
+        shared/data/kernel_tuner_caches reports/h200-search/spaces reports/h100-search/spaces \
+        reports/h100-search/heldout-2026-11-25 > transfer.md
+
+A folder stands for its *.json.gz spaces, without the *_T4.json.gz copy of a space it also
+holds as a Kernel Tuner cache."""
 import argparse
 import json
 import math
@@ -27,12 +40,98 @@ def replay(ktune, space, repeats):
     return json.loads(result.stdout)
 
 
+def space_files(paths):
+    files = []
+    for path in paths:
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        names = sorted(n for n in os.listdir(path) if n.endswith(".json.gz"))
+        for name in names:
+            if name.endswith("_T4.json.gz") and name[: -len("_T4.json.gz")] + ".json.gz" in names:
+                continue
+            files.append(os.path.join(path, name))
+    return files
+
+
+def kernel_of(ktune, space):
+    result = subprocess.run([ktune, "replay", "--cache", space, "--budget", "1", "--repeats", "1", "--json"],
+                            capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)["kernel"]
+
+
+TRANSFER_ROWS = [("forest", False), ("forest", True), ("tpe", False), ("tpe", True)]
+
+
+def transfer_replay(ktune, space, priors, strategy, repeats):
+    command = [ktune, "replay", "--cache", space, "--repeats", str(repeats), "--json", "--strategy", strategy]
+    for prior in priors:
+        command += ["--prior", prior]
+    for fraction in FRACTIONS:
+        command += ["--budget-fraction", str(fraction)]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def transfer_report(args):
+    files = space_files(args.spaces)
+    kernels = {space: kernel_of(args.ktune, space) for space in files}
+    groups = {}  # group -> (row, fraction index) -> [score per space]
+    for space in files:
+        if args.unrelated:
+            priors = [other for other in files if kernels[other] != kernels[space]]
+        else:
+            priors = [other for other in files if other != space and kernels[other] == kernels[space]]
+        if not priors:
+            continue
+        group = "held-out" if "heldout" in space else "development"
+        print(f"### {os.path.basename(space)}\n")
+        cells_by_row = {}
+        for strategy, with_prior in TRANSFER_ROWS:
+            document = transfer_replay(args.ktune, space, priors if with_prior else [], strategy, args.repeats)
+            budgets = sorted({r["budget"] for r in document["results"]})
+            cells = []
+            for k, budget in enumerate(budgets):
+                row = next(r for r in document["results"] if r["budget"] == budget)
+                error = row["stddev_score"] / math.sqrt(args.repeats)
+                cells.append(f"{row['score']:.2f} ± {error:.2f}")
+                for g in (group, "all"):
+                    groups.setdefault(g, {}).setdefault(((strategy, with_prior), k), []).append(row["score"])
+            cells_by_row[(strategy, with_prior)] = cells
+            if with_prior:
+                valid = document["prior_configs_valid"]
+        print(f"{kernels[space]} on {document['device']}: {document['configs']} configs; prior: "
+              f"{len(priors)} spaces, {valid} of their {document['prior_configs']} configs valid here; "
+              f"{args.repeats} repeats per cell\n")
+        print("| strategy | prior | " + " | ".join(f"{b} evals ({f:.0%})" for b, f in zip(budgets, FRACTIONS)) + " |")
+        print("|---|---|" + "---:|" * len(budgets))
+        for strategy, with_prior in TRANSFER_ROWS:
+            print(f"| {strategy} | {'yes' if with_prior else 'no'} | " + " | ".join(cells_by_row[(strategy, with_prior)]) + " |")
+        print()
+    print("### Mean score per group\n")
+    print("| group | spaces | strategy | prior | " + " | ".join(f"{f:.0%}" for f in FRACTIONS) + " |")
+    print("|---|---:|---|---|" + "---:|" * len(FRACTIONS))
+    for g in ("development", "held-out", "all"):
+        if g not in groups:
+            continue
+        for strategy, with_prior in TRANSFER_ROWS:
+            scores = [groups[g][((strategy, with_prior), k)] for k in range(len(FRACTIONS))]
+            print(f"| {g} | {len(scores[0])} | {strategy} | {'yes' if with_prior else 'no'} | " +
+                  " | ".join(f"{sum(c) / len(c):.3f}" for c in scores) + " |")
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ktune", required=True)
     parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("spaces", nargs="+")
+    parser.add_argument("--prior-from-family", action="store_true",
+                        help="transfer tables: each space with the other spaces of its kernel as prior")
+    parser.add_argument("--unrelated", action="store_true",
+                        help="with --prior-from-family: the prior is every space of the other kernels")
+    parser.add_argument("spaces", nargs="+", help="spaces, or folders of them")
     args = parser.parse_args()
+    if args.prior_from_family:
+        return transfer_report(args)
 
     means = {}  # (strategy, fraction index) -> [score per space]
     for space in args.spaces:

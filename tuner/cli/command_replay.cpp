@@ -11,6 +11,7 @@
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/formats/kernel_tuner_cache.hpp"
+#include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/replay.hpp"
 
 namespace ktune::cli {
@@ -18,11 +19,22 @@ namespace {
 
 struct ReplayOptions {
   std::string cache_file;
+  std::vector<std::string> prior_files;
   std::vector<std::string> strategies;  // default: kDefaultStrategy
   std::vector<std::size_t> budgets;
   std::vector<double> budget_fractions;
   std::size_t repeats = 20;
   std::uint64_t seed = 1;
+};
+
+// Configs taken from each --prior space: more than any start-up uses (at most 9 of 10).
+constexpr std::size_t kPriorConfigsPerSpace = 16;
+
+struct PriorSpace {
+  std::string file;
+  std::string kernel;
+  std::string device;
+  std::vector<Config> ranked;  // its fastest configs, fastest first
 };
 
 // Every budget asked for, in evaluations; 5% of the space when none is given.
@@ -80,13 +92,22 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   if (options.strategies.empty()) options.strategies = {kDefaultStrategy};
   for (const std::string& strategy : options.strategies) check_strategy_name(strategy);
   const ReplaySpace space = load_replay_space(options.cache_file);
+  std::vector<PriorSpace> priors;
+  std::vector<std::vector<Config>> ranked_lists;
+  for (const std::string& file : options.prior_files) {
+    const ReplaySpace prior_space = load_replay_space(file);
+    priors.push_back({file, prior_space.kernel, prior_space.device, ranked_configs(prior_space, kPriorConfigsPerSpace)});
+    ranked_lists.push_back(priors.back().ranked);
+  }
+  const std::vector<Config> prior = interleave_priors(ranked_lists);
+  const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
   std::vector<StrategyScore> scores;
   std::vector<ReplayBaseline> baselines;
   for (const std::size_t budget : budgets_for(options, space.valid.size())) {
     const ReplayBaseline baseline = replay_baseline(space, budget);
     for (const std::string& strategy : options.strategies) {
-      scores.push_back(score_strategy(space, strategy, budget, options.repeats, options.seed));
+      scores.push_back(score_strategy(space, strategy, budget, options.repeats, options.seed, prior));
       baselines.push_back(baseline);
     }
   }
@@ -102,12 +123,21 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
                      {"configs", space.valid.size()},
                      {"first_seed", options.seed},
                      {"results", rows}});
+    nlohmann::json prior_json = nlohmann::json::array();
+    for (const PriorSpace& p : priors)
+      prior_json.push_back({{"file", p.file}, {"kernel", p.kernel}, {"device", p.device}, {"configs", p.ranked.size()}});
+    document["priors"] = prior_json;
+    document["prior_configs"] = prior.size();
+    document["prior_configs_valid"] = prior_valid_here;
     print_json(document);
     return 0;
   }
   std::cout << (space.kernel.empty() ? options.cache_file : space.kernel)
             << (space.device.empty() ? "" : " on " + space.device) << ": " << space.valid.size() << " configs, "
             << options.repeats << " repeats from seed " << options.seed << "\n";
+  if (!priors.empty())
+    std::cout << "prior: " << prior.size() << " configs from " << priors.size() << " spaces, " << prior_valid_here
+              << " of them valid here\n";
   print_table(scores, baselines);
   return 0;
 }
@@ -127,6 +157,11 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--cache", options->cache_file,
                       "Kernel Tuner cache or T4 results (.json or .json.gz) of a brute-forced space")
       ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--prior", options->prior_files,
+                      "A fully measured space of the same kernel (other device or shape) whose fastest\n"
+                      "configs tpe and forest try first; repeat for several (interleaved, each its best\n"
+                      "first). Configs are matched by parameter names and values; absent ones are skipped")
       ->check(CLI::ExistingFile);
   command->add_option("--strategy", options->strategies,
                       std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy + ")");

@@ -37,6 +37,7 @@ struct TuneOptions {
   std::string precision = "fp32";
   std::string strategy = kDefaultStrategy;
   std::optional<std::size_t> budget;
+  bool no_prior = false;
   std::optional<double> time_limit;
   std::uint64_t seed = 1;
   std::string space_file;
@@ -188,6 +189,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.measure.stopping.min_samples = options.min_samples;
   request.measure.stopping.max_noise = options.max_noise;
   request.argv = common.argv;
+  request.use_prior = !options.no_prior;
   if (!options.record_dir.empty()) request.record_dir = options.record_dir;
   if (!options.t1_spec.empty()) request.t1_spec = options.t1_spec;
 
@@ -273,11 +275,15 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       ->check(non_empty("give dim=value pairs such as rows=256,cols=1024, or leave out --shape for the family's "
                         "default (see ktune list)"));
   command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
-  command->add_option("--strategy", options->strategy, "tpe (model-based: a tree-structured Parzen estimator),\n"
+  command->add_option("--strategy", options->strategy, "forest (model-based: a random forest on the ranks of the\n"
+                      "times, with expected improvement), tpe (model-based: a tree-structured Parzen estimator),\n"
                       "random (sampling without replacement), brute_force (enumeration order), annealing\n"
                       "(simulated annealing between neighbouring configs), genetic (a genetic algorithm)\n"
                       "or differential_evolution; each covers the whole space when unlimited. The default\n"
                       "scored best on recorded GPU spaces (ktune replay, reports/search.md)")->capture_default_str();
+  command->add_flag("--no-prior", options->no_prior,
+                    "Do not start forest or tpe from the best configs of this kernel and backend measured\n"
+                    "for other problems or devices in the database (transfer; reports/search.md)");
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
       ->check(whole_number(1, std::numeric_limits<std::size_t>::max() / 2,
                            "a whole number of configs of at least 1 (e.g. 50)", "N>=1"));

@@ -37,8 +37,15 @@ double expected_improvement(double mean, double sigma, double best) {
   return gain * below + sigma * density;
 }
 
-ForestSearch::ForestSearch(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget)
-    : space_(valid), unvisited_(valid.size()), rng_(seed), forest_(kTrees), startup_(tpe_startup_count(budget)) {}
+ForestSearch::ForestSearch(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget,
+                           const std::vector<Config>& prior)
+    : space_(valid),
+      unvisited_(valid.size()),
+      rng_(seed),
+      forest_(kTrees),
+      startup_(tpe_startup_count(budget)),
+      prior_(space_, valid, prior),
+      prior_quota_(prior_start_up_count(startup_, prior_.size())) {}
 
 std::optional<std::size_t> ForestSearch::propose() {
   if (unvisited_.empty()) return std::nullopt;
@@ -48,6 +55,13 @@ std::optional<std::size_t> ForestSearch::propose() {
   // failures alone say nothing about where the fast configs are.
   if (observed_.size() < startup_ || start_up_proposals_ < startup_ || !any_success) {
     ++start_up_proposals_;
+    if (prior_taken_ < prior_quota_) {
+      if (const auto index = prior_.take(unvisited_)) {
+        ++prior_taken_;
+        handed_out_.push_back(*index);
+        return index;
+      }
+    }
     return take_start_up_config(space_, unvisited_, handed_out_, rng_);
   }
   std::vector<std::size_t> indices;

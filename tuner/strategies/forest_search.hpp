@@ -23,6 +23,7 @@
 
 #include "tuner/core/search_space.hpp"
 #include "tuner/strategies/regression_forest.hpp"
+#include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/space_index.hpp"
 #include "tuner/strategies/split_mix.hpp"
 #include "tuner/strategies/strategy.hpp"
@@ -31,7 +32,8 @@ namespace ktune {
 
 class ForestSearch final : public Strategy {
  public:
-  ForestSearch(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget = std::nullopt);
+  ForestSearch(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget = std::nullopt,
+               const std::vector<Config>& prior = {});
 
  private:
   std::optional<std::size_t> propose() override;
@@ -45,6 +47,9 @@ class ForestSearch final : public Strategy {
   std::vector<std::size_t> handed_out_;  // every index proposed or observed, for the spread-out start
   std::size_t startup_;
   std::size_t start_up_proposals_ = 0;
+  PriorQueue prior_;              // prior configs valid here, best first
+  std::size_t prior_quota_;       // how many start-up configs come from the prior
+  std::size_t prior_taken_ = 0;
 };
 
 // The observations' times as ranks in [0, 1): the fastest 0, ties (failures among them) sharing

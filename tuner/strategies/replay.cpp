@@ -188,7 +188,7 @@ double replay_score(double best_ms, const ReplayBaseline& baseline) {
 }
 
 StrategyScore score_strategy(const ReplaySpace& space, const std::string& strategy, std::size_t budget,
-                             std::size_t repeats, std::uint64_t first_seed) {
+                             std::size_t repeats, std::uint64_t first_seed, const std::vector<Config>& prior) {
   if (repeats == 0) throw InputError("--repeats: must be at least 1");
   const ReplayBaseline baseline = replay_baseline(space, budget);
   std::vector<double> scores;
@@ -197,7 +197,7 @@ StrategyScore score_strategy(const ReplaySpace& space, const std::string& strate
   result.budget = budget;
   result.repeats = repeats;
   for (std::size_t r = 0; r < repeats; ++r) {
-    const auto instance = make_strategy(strategy, space.valid, StrategyOptions{.seed = first_seed + r, .budget = budget});
+    const auto instance = make_strategy(strategy, space.valid, StrategyOptions{.seed = first_seed + r, .budget = budget, .prior = prior});
     ReplayRun run = replay_run(space, *instance, budget);
     run.seed = first_seed + r;
     run.score = replay_score(run.best_ms, baseline);
@@ -212,6 +212,18 @@ StrategyScore score_strategy(const ReplaySpace& space, const std::string& strate
     result.stddev_score = std::sqrt(squares / static_cast<double>(repeats - 1));
   }
   return result;
+}
+
+std::vector<Config> ranked_configs(const ReplaySpace& space, std::size_t count) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < space.valid.size(); ++i)
+    if (space.time_ms[i]) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return *space.time_ms[a] < *space.time_ms[b]; });
+  if (order.size() > count) order.resize(count);
+  std::vector<Config> configs;
+  for (const std::size_t index : order) configs.push_back(space.valid.config(index));
+  return configs;
 }
 
 }  // namespace ktune

@@ -89,7 +89,12 @@ struct StrategyScore {
   std::vector<ReplayRun> runs;
 };
 // Runs `strategy` with seeds first_seed, first_seed + 1, ... (`repeats` of them).
+// `prior` goes to every run's StrategyOptions (transfer from other spaces; prior_configs.hpp).
 StrategyScore score_strategy(const ReplaySpace& space, const std::string& strategy, std::size_t budget,
-                             std::size_t repeats, std::uint64_t first_seed);
+                             std::size_t repeats, std::uint64_t first_seed, const std::vector<Config>& prior = {});
+
+// The `count` fastest successful configs of a recorded space, fastest first (ties: file order):
+// what `ktune replay --prior` takes from each prior space.
+std::vector<Config> ranked_configs(const ReplaySpace& space, std::size_t count);
 
 }  // namespace ktune

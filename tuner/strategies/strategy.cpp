@@ -55,13 +55,13 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConf
   if (name == "annealing") return std::make_unique<SimulatedAnnealing>(valid, seed);
   if (name == "genetic") return std::make_unique<GeneticAlgorithm>(valid, seed);
   if (name == "differential_evolution") return std::make_unique<DifferentialEvolution>(valid, seed);
-  if (name == "forest") return std::make_unique<ForestSearch>(valid, seed, options.budget);
-  if (name == "tpe") return std::make_unique<TreeParzen>(valid, seed, options.budget);
+  if (name == "forest") return std::make_unique<ForestSearch>(valid, seed, options.budget, options.prior);
+  if (name == "tpe") return std::make_unique<TreeParzen>(valid, seed, options.budget, options.prior);
   return make_strategy(name, valid.size(), seed);
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, std::uint64_t seed) {
-  return make_strategy(name, valid, StrategyOptions{.seed = seed, .budget = std::nullopt});
+  return make_strategy(name, valid, StrategyOptions{.seed = seed, .budget = std::nullopt, .prior = {}});
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, std::size_t size, std::uint64_t seed) {

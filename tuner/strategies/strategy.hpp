@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/core/config.hpp"
 #include "tuner/measure/evaluation.hpp"
 #include "tuner/strategies/split_mix.hpp"
 
@@ -81,6 +82,10 @@ struct StrategyOptions {
   // exploration for it: a budget of 10 configs cannot afford 10 random ones before the model.
   // The strategy must still work past it and without it.
   std::optional<std::size_t> budget;
+  // Configs that were fast on other spaces of the same kernel (earlier tunes on other devices or
+  // shapes), best first (prior_configs.hpp). The model-based strategies (tpe, forest) evaluate
+  // those valid here first, in part of their start-up; the others ignore it. Empty: no transfer.
+  std::vector<Config> prior;
 };
 
 std::vector<std::string> strategy_names();

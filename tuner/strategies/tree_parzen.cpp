@@ -43,8 +43,14 @@ std::size_t tpe_startup_count(std::optional<std::size_t> budget) {
   return std::clamp(root, kMinimumStartup, kMaximumStartup);
 }
 
-TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget)
-    : space_(valid), unvisited_(valid.size()), rng_(seed), startup_(tpe_startup_count(budget)) {}
+TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget,
+                       const std::vector<Config>& prior)
+    : space_(valid),
+      unvisited_(valid.size()),
+      rng_(seed),
+      startup_(tpe_startup_count(budget)),
+      prior_(space_, valid, prior),
+      prior_quota_(prior_start_up_count(startup_, prior_.size())) {}
 
 double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& sample) const {
   double sum = kPriorWeight;
@@ -69,6 +75,13 @@ std::optional<std::size_t> TreeParzen::propose() {
   // "good" group is a failed config would steer towards failures.
   if (observed_.size() < startup_ || start_up_proposals_ < startup_ || successes == 0) {
     ++start_up_proposals_;
+    if (prior_taken_ < prior_quota_) {
+      if (const auto index = prior_.take(unvisited_)) {
+        ++prior_taken_;
+        handed_out_.push_back(*index);
+        return index;
+      }
+    }
     return take_start_up_config(space_, unvisited_, handed_out_, rng_);
   }
   std::vector<ScoredConfig> sorted = observed_;

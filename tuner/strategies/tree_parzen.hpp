@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "tuner/core/search_space.hpp"
+#include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/space_index.hpp"
 #include "tuner/strategies/split_mix.hpp"
 #include "tuner/strategies/strategy.hpp"
@@ -39,7 +40,8 @@ std::size_t tpe_startup_count(std::optional<std::size_t> budget);
 
 class TreeParzen final : public Strategy {
  public:
-  TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget = std::nullopt);
+  TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget = std::nullopt,
+             const std::vector<Config>& prior = {});
 
  private:
   std::optional<std::size_t> propose() override;
@@ -55,6 +57,9 @@ class TreeParzen final : public Strategy {
   std::vector<std::size_t> handed_out_;  // every index proposed or observed, for the spread-out start
   std::size_t startup_;
   std::size_t start_up_proposals_ = 0;
+  PriorQueue prior_;              // prior configs valid here, best first
+  std::size_t prior_quota_;       // how many start-up configs come from the prior
+  std::size_t prior_taken_ = 0;
 };
 
 }  // namespace ktune

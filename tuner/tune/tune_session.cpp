@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "db/store.hpp"
+#include "tuner/tune/tune_prior.hpp"
 #include "kernels/family.hpp"
 #include "ktune/build_info.hpp"
 #include "tuner/backends/registry.hpp"
@@ -141,7 +142,8 @@ nlohmann::json TuneSummary::to_json() const {
                         {"stop_reason", stop_reason},
                         {"interrupted", interrupted},
                         {"run_id", run_id},
-                        {"devices", devices}};
+                        {"devices", devices},
+                        {"prior_configs", prior_configs}};
   if (!lost.empty()) out["lost"] = lost;
   if (!recorded_files.empty()) {
     nlohmann::json files = nlohmann::json::array();
@@ -216,7 +218,11 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   // strategy itself gets to propose: close enough to plan exploration by.
   std::optional<std::size_t> budget_hint;
   if (request.budget) budget_hint = std::min(*request.budget, valid.size());
-  auto strategy = make_strategy(request.strategy, valid, StrategyOptions{.seed = request.seed, .budget = budget_hint});
+  StrategyOptions strategy_options{.seed = request.seed, .budget = budget_hint, .prior = {}};
+  if (request.use_prior)
+    strategy_options.prior = tune_prior(store, in.family.name(), request.backend, device, problem);
+  summary.prior_configs = strategy_options.prior.size();
+  auto strategy = make_strategy(request.strategy, valid, strategy_options);
   bool default_pending = default_index.has_value();
   auto next_index = [&]() -> std::optional<std::size_t> {
     if (default_pending) {

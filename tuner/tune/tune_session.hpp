@@ -45,6 +45,9 @@ struct TuneRequest {
   // cache and as T4 results, named after the kernel, backend and problem (tune_recording.hpp).
   std::optional<std::filesystem::path> record_dir;
   std::vector<std::string> argv;
+  // Offer the strategy the best configs of the same kernel measured for other problems or
+  // devices in the database (tune_prior.hpp); `--no-prior` turns it off.
+  bool use_prior = true;
 };
 
 struct ConfigTiming {
@@ -76,6 +79,7 @@ struct TuneSummary {
   std::vector<std::filesystem::path> recorded_files;  // with TuneRequest::record_dir
   std::vector<std::string> devices;  // the devices that measured, e.g. cuda:0 cuda:1, "rank 1 (2 devices)"
   std::vector<std::string> lost;     // MPI ranks lost during the tune
+  std::size_t prior_configs = 0;     // prior configs offered to the strategy (tune_prior.hpp)
 
   nlohmann::json to_json() const;
 };

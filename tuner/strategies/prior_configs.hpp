@@ -1,0 +1,46 @@
+// Transfer from earlier tunes: configs that were fast on other spaces of the same kernel (other
+// devices, shapes or precisions), ranked best-first, which a model-based strategy (tpe, forest)
+// evaluates first during its start-up instead of part of its spread-out configs.
+//
+// A prior config is matched to this space by parameter names and values: every parameter of
+// this space must be in it with a value of this space's list (parameters this space lacks are
+// ignored), and the config must be valid here; any other prior config is skipped.
+//
+//   const std::vector<Config> prior = interleave_priors({ranked_configs(a, 16), ranked_configs(b, 16)});
+//   PriorQueue queue(space_index, valid, prior);
+//   if (auto index = queue.take(unvisited)) ...   // the best prior config not yet visited
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "tuner/core/config.hpp"
+#include "tuner/core/search_space.hpp"
+#include "tuner/strategies/space_index.hpp"
+
+namespace ktune {
+
+// Round robin over several best-first lists (one per earlier space), so each contributes its best
+// config before any contributes its second; a config already taken is not repeated.
+std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ranked_lists);
+
+// How many of `startup` start-up configs come from the prior when `available` prior configs are
+// valid here: half of the start-up, rounded up, at most all but one (reports/search.md,
+// 2026-11-25 transfer). 0 without a prior, so strategies behave exactly as before.
+std::size_t prior_start_up_count(std::size_t startup, std::size_t available);
+
+// The prior configs that are valid configs of this space, as indices, in the prior's order.
+class PriorQueue {
+ public:
+  PriorQueue(const SpaceIndex& space, const ValidConfigs& valid, const std::vector<Config>& prior);
+  std::size_t size() const { return indices_.size(); }
+  // The first prior config still in `unvisited`, taken out of it; nullopt when none is left.
+  std::optional<std::size_t> take(UnvisitedSet& unvisited);
+
+ private:
+  std::vector<std::size_t> indices_;
+  std::size_t cursor_ = 0;
+};
+
+}  // namespace ktune

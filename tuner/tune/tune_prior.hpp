@@ -1,0 +1,26 @@
+// The prior `ktune tune` gives its strategy (transfer, prior_configs.hpp): what the results
+// database already knows about the same kernel on other problems or devices.
+//
+// The rule: the best ok config of every other (device, problem) of the same kernel family and
+// backend in the database (Store::best_measurements), those measured on this device first (a
+// new shape on known hardware), then those of other devices; within each, the most recently
+// measured first. Measurements of this very device and problem are not prior: the tune reuses
+// them directly.
+//
+//   const std::vector<Config> prior = tune_prior(store, "rmsnorm", "cpu", device, problem);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+#include "tuner/core/config.hpp"
+#include "tuner/core/device.hpp"
+#include "tuner/core/problem.hpp"
+
+namespace ktune {
+
+std::vector<Config> tune_prior(Store& store, const std::string& family, const std::string& backend,
+                               const DeviceInfo& device, const Problem& problem);
+
+}  // namespace ktune
