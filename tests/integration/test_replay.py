@@ -69,6 +69,42 @@ class Replay(harness.KtuneTestCase):
         spec = self.shared("dedispersion_milo_T1.json")
         self.assertIn("not a Kernel Tuner cache", self.ktune("replay", "--cache", spec, check=2).stderr)
 
+    def test_prior_configs_are_evaluated_first(self):
+        cache_file = self.shared("convolution_milo_A4000.json.gz")
+        prior_file = self.shared("convolution_milo_A100.json.gz")
+        prior_cache = json.load(gzip.open(prior_file))["cache"]
+        timed = [(record["time"], key) for key, record in prior_cache.items() if isinstance(record["time"], float)]
+        prior_best = [key for _, key in sorted(timed)][:3]
+        args = ["--cache", cache_file, "--budget", "40", "--repeats", "3", "--strategy", "forest"]
+        with_prior = self.ktune_json("replay", *args, "--prior", prior_file)
+        without = self.ktune_json("replay", *args)
+        # A budget of 40 has a start-up of 6 configs (its square root), half of them from the prior.
+        for run in with_prior["repeats"]:
+            self.assertEqual(run["evaluated"][:3], prior_best)
+            self.assertEqual(len(set(run["evaluated"])), 40)
+        for run in without["repeats"]:
+            self.assertNotEqual(run["evaluated"][:3], prior_best)
+        self.assertEqual([p["file"] for p in with_prior["priors"]], [prior_file])
+        self.assertEqual(with_prior["prior_configs_valid"], with_prior["prior_configs"])
+        self.assertEqual(without["priors"], [])
+
+    def test_a_prior_of_another_kernel_changes_nothing(self):
+        # Its parameters are not this space's, so none of its configs is valid here.
+        args = ["--cache", self.shared("convolution_milo_A4000.json.gz"), "--budget", "20", "--repeats", "2"]
+        unrelated = self.ktune_json("replay", *args, "--prior", self.shared("dedispersion_milo_A100.json.gz"))
+        self.assertEqual(unrelated["prior_configs_valid"], 0)
+        self.assertEqual(unrelated["repeats"], self.ktune_json("replay", *args)["repeats"])
+
+    def test_tune_offers_the_databases_other_problems_as_prior(self):
+        fast = ["--backend", "cpu", "--budget", "6", "--db", self.db, "--no-export",
+                "--max-seconds-per-config", "0.05", "--min-samples", "5"]
+        first = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", *fast)
+        self.assertEqual(first["prior_configs"], 0)  # nothing measured before
+        other = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=32,cols=512", *fast)
+        self.assertEqual(other["prior_configs"], 1)  # the best of the first problem
+        off = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=16,cols=256", "--no-prior", *fast)
+        self.assertEqual(off["prior_configs"], 0)
+
 
 if __name__ == "__main__":
     harness.main()

@@ -13,6 +13,7 @@
 #include "tuner/core/search_space.hpp"
 #include "tuner/formats/kernel_tuner_cache.hpp"
 #include "tuner/strategies/forest_search.hpp"
+#include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/regression_forest.hpp"
 #include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/space_filling.hpp"
@@ -317,16 +318,90 @@ TEST(SearchStrategies, RanksAndExpectedImprovement) {
 TEST(SearchStrategies, BudgetHintKeepsTheContract) {
   const ValidConfigs valid = grid(12, [](int a, int b) { return (a + 2 * b) % 3 != 0; });
   for (const std::string& name : kGuidedStrategies) {
-    const StrategyOptions options{.seed = 4, .budget = 5};
+    const StrategyOptions options{.seed = 4, .budget = 5, .prior = {}};
     auto a = make_strategy(name, valid, options);
     auto b = make_strategy(name, valid, options);
-    auto c = make_strategy(name, valid, StrategyOptions{.seed = 5, .budget = 5});
+    auto c = make_strategy(name, valid, StrategyOptions{.seed = 5, .budget = 5, .prior = {}});
     const auto order = run(*a, valid, smooth);
     EXPECT_EQ(order, run(*b, valid, smooth)) << name;
     EXPECT_NE(order, run(*c, valid, smooth)) << name;
     EXPECT_EQ(order.size(), valid.size()) << name;
     EXPECT_EQ(std::set<std::size_t>(order.begin(), order.end()).size(), valid.size()) << name << ": an index twice";
   }
+}
+
+Config grid_config(std::int64_t a, std::int64_t b) { return Config{{{"a", Value{a}}, {"b", Value{b}}}}; }
+
+// Transfer: prior configs valid here come first, in the prior's order, in part of the start-up;
+// invalid ones (a hole, a value the space lacks, a missing parameter) and repeats are skipped;
+// the rest of the run is unchanged in its contract.
+TEST(SearchStrategies, PriorConfigsComeFirstWhenValid) {
+  const ValidConfigs valid = grid(12, [](int a, int b) { return (a + 2 * b) % 3 != 0; });
+  const std::vector<Config> prior{grid_config(0, 0),  // a hole: (0 + 0) % 3 == 0
+                                  grid_config(7, 3), grid_config(99, 1), Config{{{"a", Value{std::int64_t{2}}}}},
+                                  grid_config(7, 3), grid_config(1, 2), grid_config(4, 5)};
+  const std::size_t first = *valid.find(grid_config(7, 3));
+  const std::size_t second = *valid.find(grid_config(1, 2));
+  for (const std::string& name : kModelStrategies) {
+    // A budget of 25: a start-up of 5, 3 of them (half, rounded up) from the prior.
+    const StrategyOptions options{.seed = 4, .budget = 25, .prior = prior};
+    auto a = make_strategy(name, valid, options);
+    const auto order = run(*a, valid, smooth);
+    ASSERT_GE(order.size(), 3u);
+    EXPECT_EQ(order[0], first) << name;
+    EXPECT_EQ(order[1], second) << name;
+    EXPECT_EQ(order[2], *valid.find(grid_config(4, 5))) << name;
+    EXPECT_EQ(order.size(), valid.size()) << name;
+    EXPECT_EQ(std::set<std::size_t>(order.begin(), order.end()).size(), valid.size()) << name << ": an index twice";
+    auto b = make_strategy(name, valid, options);
+    EXPECT_EQ(order, run(*b, valid, smooth)) << name << ": not seeded";
+    auto c = make_strategy(name, valid, StrategyOptions{.seed = 5, .budget = 25, .prior = prior});
+    const auto other_seed = run(*c, valid, smooth);
+    EXPECT_TRUE(std::equal(order.begin(), order.begin() + 3, other_seed.begin())) << name;
+    EXPECT_NE(order, other_seed) << name;
+  }
+}
+
+TEST(SearchStrategies, PriorLeavesSomeSpreadOutStartUp) {
+  const ValidConfigs valid = grid(12);
+  std::vector<Config> prior;
+  for (int a = 0; a < 12; ++a) prior.push_back(grid_config(a, 0));
+  for (const std::string& name : kModelStrategies) {
+    // A budget of 9: a start-up of 3, 2 from the prior, never all of it.
+    auto strategy = make_strategy(name, valid, StrategyOptions{.seed = 2, .budget = 9, .prior = prior});
+    const auto order = run(*strategy, valid, smooth, 3);
+    EXPECT_EQ(order[0], *valid.find(grid_config(0, 0))) << name;
+    EXPECT_EQ(order[1], *valid.find(grid_config(1, 0))) << name;
+    EXPECT_NE(valid.config(order[2]).get_int("b"), 0) << name << ": the third start-up config is the prior's";
+  }
+  EXPECT_EQ(prior_start_up_count(3, 12), 2u);
+  EXPECT_EQ(prior_start_up_count(10, 12), 5u);
+  EXPECT_EQ(prior_start_up_count(10, 1), 1u);
+  EXPECT_EQ(prior_start_up_count(10, 0), 0u);
+}
+
+TEST(SearchStrategies, VisitedOrInvalidPriorConfigsAreSkipped) {
+  const ValidConfigs valid = grid(10);
+  const std::size_t seen = *valid.find(grid_config(2, 2));
+  for (const std::string& name : kModelStrategies) {
+    auto strategy = make_strategy(name, valid, StrategyOptions{.seed = 1, .budget = 100,
+                                                               .prior = {grid_config(2, 2), grid_config(5, 6)}});
+    strategy->observe(seen, evaluate(valid, seen, smooth));  // the tune loop's default, say
+    EXPECT_EQ(*strategy->next(), *valid.find(grid_config(5, 6))) << name;
+  }
+  // A prior with nothing valid here is no prior: the very same run.
+  for (const std::string& name : kModelStrategies) {
+    auto plain = make_strategy(name, valid, StrategyOptions{.seed = 3, .budget = 16, .prior = {}});
+    auto unmatched = make_strategy(name, valid, StrategyOptions{.seed = 3, .budget = 16,
+                                                                .prior = {grid_config(10, 0), grid_config(-1, 2)}});
+    EXPECT_EQ(run(*plain, valid, smooth, 40), run(*unmatched, valid, smooth, 40)) << name;
+  }
+}
+
+TEST(SearchStrategies, InterleavedPriorsTakeEachSpacesBestFirst) {
+  const auto prior = interleave_priors({{grid_config(1, 1), grid_config(2, 2), grid_config(3, 3)},
+                                        {grid_config(5, 5), grid_config(1, 1)}});
+  EXPECT_EQ(prior, (std::vector<Config>{grid_config(1, 1), grid_config(5, 5), grid_config(2, 2), grid_config(3, 3)}));
 }
 
 // All subsets of the budget's size, each equally likely: the mean of their minima.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <set>
 
 namespace ktune {
@@ -11,11 +10,6 @@ namespace {
 // Half the start-up from the prior: the rest stays spread out, so a prior from a space whose
 // fast region differs still leaves the model configs from every region to learn from.
 constexpr double kPriorShare = 0.5;
-
-double prior_share() {
-  if (const char* text = std::getenv("KTUNE_PRIOR_SHARE")) return std::atof(text);  // EXPERIMENT
-  return kPriorShare;
-}
 
 // Equal values; an integer and a floating-point value compare by number (T4 results and caches
 // may write 64 and 64.0).
@@ -40,7 +34,7 @@ std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ra
 
 std::size_t prior_start_up_count(std::size_t startup, std::size_t available) {
   if (available == 0 || startup == 0) return 0;
-  const auto share = static_cast<std::size_t>(std::ceil(prior_share() * static_cast<double>(startup)));
+  const auto share = static_cast<std::size_t>(std::ceil(kPriorShare * static_cast<double>(startup)));
   return std::min({share, startup > 1 ? startup - 1 : std::size_t{1}, available});
 }
 
