@@ -81,7 +81,7 @@ def transfer_report(args):
             priors = [other for other in files if kernels[other] != kernels[space]]
         else:
             priors = [other for other in files if other != space and kernels[other] == kernels[space]]
-        if not priors or (args.only and args.only not in space):
+        if not priors or (args.only and not any(text in space for text in args.only)):
             continue
         group = "held-out" if "heldout" in space else "development"
         print(f"### {os.path.basename(space)}\n")
@@ -128,8 +128,9 @@ def main():
                         help="transfer tables: each space with the other spaces of its kernel as prior")
     parser.add_argument("--unrelated", action="store_true",
                         help="with --prior-from-family: the prior is every space of the other kernels")
-    parser.add_argument("--only", default="",
-                        help="with --prior-from-family: score only the spaces whose path holds this text")
+    parser.add_argument("--only", action="append", default=[],
+                        help="with --prior-from-family: score only the spaces whose path holds this text "
+                             "(repeatable)")
     parser.add_argument("spaces", nargs="+", help="spaces, or folders of them")
     args = parser.parse_args()
     if args.prior_from_family:
