@@ -343,7 +343,7 @@ TEST(SearchStrategies, PriorConfigsComeFirstWhenValid) {
   const std::size_t first = *valid.find(grid_config(7, 3));
   const std::size_t second = *valid.find(grid_config(1, 2));
   for (const std::string& name : kModelStrategies) {
-    // A budget of 25: a start-up of 5, 3 of them (half, rounded up) from the prior.
+    // A budget of 25: a start-up of 5 spread-out configs after 3 (half, rounded up) from the prior.
     const StrategyOptions options{.seed = 4, .budget = 25, .prior = prior};
     auto a = make_strategy(name, valid, options);
     const auto order = run(*a, valid, smooth);
@@ -367,7 +367,7 @@ TEST(SearchStrategies, PriorLeavesSomeSpreadOutStartUp) {
   std::vector<Config> prior;
   for (int a = 0; a < 12; ++a) prior.push_back(grid_config(a, 0));
   for (const std::string& name : kModelStrategies) {
-    // A budget of 9: a start-up of 3, 2 from the prior, never all of it.
+    // A budget of 9: 2 prior configs, then the 3 spread-out ones of the start-up.
     auto strategy = make_strategy(name, valid, StrategyOptions{.seed = 2, .budget = 9, .prior = prior});
     const auto order = run(*strategy, valid, smooth, 3);
     EXPECT_EQ(order[0], *valid.find(grid_config(0, 0))) << name;

@@ -45,7 +45,9 @@ ForestSearch::ForestSearch(const ValidConfigs& valid, std::uint64_t seed, std::o
       forest_(kTrees),
       startup_(tpe_startup_count(budget)),
       prior_(space_, valid, prior),
-      prior_quota_(prior_start_up_count(startup_, prior_.size())) {}
+      prior_quota_(prior_start_up_count(startup_, prior_.size())) {
+  startup_ += prior_quota_;  // the prior configs come on top of the spread-out ones
+}
 
 std::optional<std::size_t> ForestSearch::propose() {
   if (unvisited_.empty()) return std::nullopt;

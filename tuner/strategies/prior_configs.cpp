@@ -7,8 +7,10 @@
 namespace ktune {
 namespace {
 
-// Half the start-up from the prior: the rest stays spread out, so a prior from a space whose
-// fast region differs still leaves the model configs from every region to learn from.
+// Prior configs, as a share of the start-up: half of it scored better than all but one on the
+// development spaces. They come on top of the spread-out start-up (which scored better than
+// replacing part of it), so a prior from a space whose fast region differs still leaves the model
+// configs from every region to learn from.
 constexpr double kPriorShare = 0.5;
 
 // Equal values; an integer and a floating-point value compare by number (T4 results and caches

@@ -1,6 +1,6 @@
 // Transfer from earlier tunes: configs that were fast on other spaces of the same kernel (other
 // devices, shapes or precisions), ranked best-first, which a model-based strategy (tpe, forest)
-// evaluates first during its start-up instead of part of its spread-out configs.
+// evaluates first, before the spread-out configs of its start-up (which keeps all of them).
 //
 // A prior config is matched to this space by parameter names and values: every parameter of
 // this space must be in it with a value of this space's list (parameters this space lacks are
@@ -25,9 +25,10 @@ namespace ktune {
 // config before any contributes its second; a config already taken is not repeated.
 std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ranked_lists);
 
-// How many of `startup` start-up configs come from the prior when `available` prior configs are
-// valid here: half of the start-up, rounded up, at most all but one (reports/search.md,
-// 2026-11-25 transfer). 0 without a prior, so strategies behave exactly as before.
+// How many prior configs a strategy with `startup` spread-out start-up configs evaluates first,
+// when `available` prior configs are valid here: half of the start-up, rounded up, at most all
+// but one; they are added to the start-up, not taken from it (reports/search.md, 2026-11-25
+// transfer). 0 without a prior, so strategies behave exactly as before.
 std::size_t prior_start_up_count(std::size_t startup, std::size_t available);
 
 // The prior configs that are valid configs of this space, as indices, in the prior's order.

@@ -50,7 +50,9 @@ TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optio
       rng_(seed),
       startup_(tpe_startup_count(budget)),
       prior_(space_, valid, prior),
-      prior_quota_(prior_start_up_count(startup_, prior_.size())) {}
+      prior_quota_(prior_start_up_count(startup_, prior_.size())) {
+  startup_ += prior_quota_;  // the prior configs come on top of the spread-out ones
+}
 
 double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& sample) const {
   double sum = kPriorWeight;

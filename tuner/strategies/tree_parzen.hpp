@@ -58,7 +58,7 @@ class TreeParzen final : public Strategy {
   std::size_t startup_;
   std::size_t start_up_proposals_ = 0;
   PriorQueue prior_;              // prior configs valid here, best first
-  std::size_t prior_quota_;       // how many start-up configs come from the prior
+  std::size_t prior_quota_;       // how many prior configs come first (on top of the spread-out start-up)
   std::size_t prior_taken_ = 0;
 };
 
