@@ -249,6 +249,10 @@ TEST(T1Space, MalformedSpecsAreInputErrors) {
                            "Conditions": [{"Expression": 4}]}})")
                 .find("Conditions[0]"),
             std::string::npos);
+  EXPECT_NE(message_of(R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "x", "Values": [1]}]},
+                           "KernelSpecification": {"LocalSize": {"X": "x"}, "GlobalSizeType": [1000]}})")
+                .find("GlobalSizeType"),
+            std::string::npos);
   // Names given in the wrong type fall back to defaults instead of failing.
   const SearchSpace space = t1_space_from_json(
       nlohmann::json::parse(R"({"General": 1, "KernelSpecification": {"Language": 2},

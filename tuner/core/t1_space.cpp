@@ -75,6 +75,8 @@ nlohmann::json t1_launch(const nlohmann::json& kernel, const std::vector<std::in
       throw InputError(where + ": KernelSpecification." + member + "." + axis + ": expected an expression string");
     return "(" + substitute_problem_size(value.get<std::string>(), sizes, where + ": KernelSpecification." + member) + ")";
   };
+  if (kernel.contains("GlobalSizeType") && !kernel["GlobalSizeType"].is_string())
+    throw InputError(where + ": KernelSpecification.GlobalSizeType: expected a string (\"CUDA\" or \"OpenCL\")");
   const bool grid_in_blocks = kernel.value("GlobalSizeType", std::string("OpenCL")) == "CUDA";
   for (const auto& [axis, lower] : {std::pair{"X", "x"}, std::pair{"Y", "y"}, std::pair{"Z", "z"}}) {
     const std::string block = axis_text("LocalSize", axis);
