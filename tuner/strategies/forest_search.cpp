@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "tuner/strategies/model_candidates.hpp"
-#include "tuner/strategies/tree_parzen.hpp"
 
 namespace ktune {
 namespace {
@@ -39,33 +38,9 @@ double expected_improvement(double mean, double sigma, double best) {
 
 ForestSearch::ForestSearch(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget,
                            const std::vector<Config>& prior)
-    : space_(valid),
-      unvisited_(valid.size()),
-      rng_(seed),
-      forest_(kTrees),
-      startup_(tpe_startup_count(budget)),
-      prior_(space_, valid, prior),
-      prior_quota_(prior_start_up_count(startup_, prior_.size())) {
-  startup_ += prior_quota_;  // the prior configs come on top of the spread-out ones
-}
+    : ModelBasedStrategy(valid, seed, budget, prior), forest_(kTrees) {}
 
-std::optional<std::size_t> ForestSearch::propose() {
-  if (unvisited_.empty()) return std::nullopt;
-  const bool any_success =
-      std::any_of(observed_.begin(), observed_.end(), [](const ScoredConfig& c) { return std::isfinite(c.time_ns); });
-  // As TPE: spread out until the start-up is done and something has succeeded, since ranks among
-  // failures alone say nothing about where the fast configs are.
-  if (observed_.size() < startup_ || start_up_proposals_ < startup_ || !any_success) {
-    ++start_up_proposals_;
-    if (prior_taken_ < prior_quota_) {
-      if (const auto index = prior_.take(unvisited_)) {
-        ++prior_taken_;
-        handed_out_.push_back(*index);
-        return index;
-      }
-    }
-    return take_start_up_config(space_, unvisited_, handed_out_, rng_);
-  }
+std::size_t ForestSearch::propose_from_model() {
   std::vector<std::size_t> indices;
   for (const ScoredConfig& c : observed_) indices.push_back(c.index);
   forest_.fit(space_, indices, time_ranks(observed_), rng_);
@@ -84,16 +59,7 @@ std::optional<std::size_t> ForestSearch::propose() {
       chosen = index;
     }
   }
-  unvisited_.remove(*chosen);
-  handed_out_.push_back(*chosen);
-  return chosen;
-}
-
-void ForestSearch::learn(std::size_t index, const EvaluationResult& result) {
-  if (index >= space_.size()) return;
-  if (unvisited_.contains(index)) handed_out_.push_back(index);  // the tune loop may evaluate configs it did not get from here
-  unvisited_.remove(index);
-  observed_.push_back({index, objective_ns(result)});
+  return *chosen;
 }
 
 }  // namespace ktune

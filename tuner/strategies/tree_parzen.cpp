@@ -9,15 +9,6 @@
 namespace ktune {
 namespace {
 
-// Start-up configs before the model takes over. Without a budget, 10: enough for a first split
-// into good and bad. With a budget, about its square root, between 3 and 10: a budget of 7
-// cannot afford 10 blind configs, and the square root is the usual balance of exploring against
-// exploiting, its share of the budget falling as the budget grows (7 -> 3, 25 -> 5, 100 -> 10).
-// At least 3, so the model starts from one good config and at least two bad ones to steer away
-// from. Measured on the 16 development spaces of reports/search.md against 10 at every budget.
-constexpr std::size_t kStartupWithoutBudget = 10;
-constexpr std::size_t kMinimumStartup = 3;
-constexpr std::size_t kMaximumStartup = 10;
 // The fastest 20% of the successful observations model "good", at least one: at small budgets a
 // single best config is all the evidence there is, and counting the second best of three as
 // "good" would pull the model towards the middle of the pack.
@@ -37,22 +28,9 @@ constexpr std::size_t kMaximumGood = 256;
 
 }  // namespace
 
-std::size_t tpe_startup_count(std::optional<std::size_t> budget) {
-  if (!budget) return kStartupWithoutBudget;
-  const auto root = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(*budget))));
-  return std::clamp(root, kMinimumStartup, kMaximumStartup);
-}
-
 TreeParzen::TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget,
                        const std::vector<Config>& prior)
-    : space_(valid),
-      unvisited_(valid.size()),
-      rng_(seed),
-      startup_(tpe_startup_count(budget)),
-      prior_(space_, valid, prior),
-      prior_quota_(prior_start_up_count(startup_, prior_.size())) {
-  startup_ += prior_quota_;  // the prior configs come on top of the spread-out ones
-}
+    : ModelBasedStrategy(valid, seed, budget, prior) {}
 
 double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& sample) const {
   double sum = kPriorWeight;
@@ -69,23 +47,9 @@ double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& s
   return sum / (kPriorWeight + static_cast<double>(sample.size()));
 }
 
-std::optional<std::size_t> TreeParzen::propose() {
-  if (unvisited_.empty()) return std::nullopt;
+std::size_t TreeParzen::propose_from_model() {
   const auto successes = static_cast<std::size_t>(
       std::count_if(observed_.begin(), observed_.end(), [](const ScoredConfig& c) { return std::isfinite(c.time_ns); }));
-  // Keep spreading out until the start-up is done and something has succeeded: a model whose
-  // "good" group is a failed config would steer towards failures.
-  if (observed_.size() < startup_ || start_up_proposals_ < startup_ || successes == 0) {
-    ++start_up_proposals_;
-    if (prior_taken_ < prior_quota_) {
-      if (const auto index = prior_.take(unvisited_)) {
-        ++prior_taken_;
-        handed_out_.push_back(*index);
-        return index;
-      }
-    }
-    return take_start_up_config(space_, unvisited_, handed_out_, rng_);
-  }
   std::vector<ScoredConfig> sorted = observed_;
   std::sort(sorted.begin(), sorted.end(), faster);
   // At least one good (a success) and, with startup_ >= kMinimumStartup observations, at least
@@ -99,7 +63,7 @@ std::optional<std::size_t> TreeParzen::propose() {
     std::swap(bad[i - 1], bad[rng_.below(i)]);
   if (bad.size() > kMaximumBad) bad.resize(kMaximumBad);
 
-  std::optional<std::size_t> best;
+  std::optional<std::size_t> best;  // model_candidates is never empty here: a config is unvisited
   double best_ratio = -std::numeric_limits<double>::infinity();
   for (const std::size_t index : model_candidates(space_, unvisited_, observed_, rng_)) {
     const double ratio = density(index, good) / density(index, bad);
@@ -108,16 +72,7 @@ std::optional<std::size_t> TreeParzen::propose() {
       best = index;
     }
   }
-  unvisited_.remove(*best);
-  handed_out_.push_back(*best);
-  return best;
-}
-
-void TreeParzen::learn(std::size_t index, const EvaluationResult& result) {
-  if (index >= space_.size()) return;
-  if (unvisited_.contains(index)) handed_out_.push_back(index);  // the tune loop may evaluate configs it did not get from here
-  unvisited_.remove(index);
-  observed_.push_back({index, objective_ns(result)});
+  return *best;
 }
 
 }  // namespace ktune

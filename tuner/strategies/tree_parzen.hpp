@@ -27,39 +27,20 @@
 #include <vector>
 
 #include "tuner/core/search_space.hpp"
-#include "tuner/strategies/prior_configs.hpp"
-#include "tuner/strategies/space_index.hpp"
-#include "tuner/strategies/split_mix.hpp"
-#include "tuner/strategies/strategy.hpp"
+#include "tuner/strategies/model_based_strategy.hpp"
 
 namespace ktune {
 
-// Start-up configs before the model takes over, for a budget of `budget` configs (nullopt: not
-// known, as under a time limit).
-std::size_t tpe_startup_count(std::optional<std::size_t> budget);
-
-class TreeParzen final : public Strategy {
+class TreeParzen final : public ModelBasedStrategy {
  public:
   TreeParzen(const ValidConfigs& valid, std::uint64_t seed, std::optional<std::size_t> budget = std::nullopt,
              const std::vector<Config>& prior = {});
 
  private:
-  std::optional<std::size_t> propose() override;
-  void learn(std::size_t index, const EvaluationResult& result) override;
+  std::size_t propose_from_model() override;
 
   // The kernel density of `sample` at config `index`, up to a factor common to all configs.
   double density(std::size_t index, const std::vector<ScoredConfig>& sample) const;
-
-  SpaceIndex space_;
-  UnvisitedSet unvisited_;
-  SplitMix rng_;
-  std::vector<ScoredConfig> observed_;
-  std::vector<std::size_t> handed_out_;  // every index proposed or observed, for the spread-out start
-  std::size_t startup_;
-  std::size_t start_up_proposals_ = 0;
-  PriorQueue prior_;              // prior configs valid here, best first
-  std::size_t prior_quota_;       // how many prior configs come first (on top of the spread-out start-up)
-  std::size_t prior_taken_ = 0;
 };
 
 }  // namespace ktune
