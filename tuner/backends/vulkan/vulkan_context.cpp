@@ -72,6 +72,13 @@ std::vector<VkPhysicalDevice> ordered_devices(VkInstance instance) {
   return devices;
 }
 
+// Inserts the optional feature structure `next` right after `head` in head's pNext chain.
+template <typename Head, typename Next>
+void chain_after(Head& head, Next& next) {
+  next.pNext = head.pNext;
+  head.pNext = &next;
+}
+
 bool has_extension(VkPhysicalDevice device, const char* name) {
   VulkanLibrary& vk = VulkanLibrary::get();
   std::uint32_t count = 0;
@@ -210,10 +217,9 @@ VulkanContext::VulkanContext(int index) {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-  cooperative_features.pNext = executable_extension ? &executable_features : nullptr;
   VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  features12.pNext = cooperative ? static_cast<void*>(&cooperative_features)
-                     : executable_extension ? static_cast<void*>(&executable_features) : nullptr;
+  if (executable_extension) chain_after(features12, executable_features);
+  if (cooperative) chain_after(features12, cooperative_features);
   VkPhysicalDeviceVulkan11Features features11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   features11.pNext = &features12;
   VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -232,10 +238,9 @@ VulkanContext::VulkanContext(int index) {
   VkPhysicalDeviceCooperativeMatrixFeaturesNV enable_cooperative{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   enable_cooperative.cooperativeMatrix = VK_TRUE;
-  enable_cooperative.pNext = pipeline_statistics_ ? &enable_executable : nullptr;
   VkPhysicalDeviceVulkan12Features enable12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  enable12.pNext = use_cooperative ? static_cast<void*>(&enable_cooperative)
-                   : pipeline_statistics_ ? static_cast<void*>(&enable_executable) : nullptr;
+  if (pipeline_statistics_) chain_after(enable12, enable_executable);
+  if (use_cooperative) chain_after(enable12, enable_cooperative);
   enable12.shaderFloat16 = features12.shaderFloat16;
   enable12.shaderInt8 = features12.shaderInt8;
   enable12.storageBuffer8BitAccess = features12.storageBuffer8BitAccess;
