@@ -7,6 +7,7 @@ import gzip
 import json
 import math
 import os
+import sqlite3
 
 import harness
 
@@ -104,6 +105,26 @@ class Replay(harness.KtuneTestCase):
         self.assertEqual(other["prior_configs"], 1)  # the best of the first problem
         off = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=16,cols=256", "--no-prior", *fast)
         self.assertEqual(off["prior_configs"], 0)
+
+    def test_tune_offers_other_kernels_with_the_same_parameters_after_its_own(self):
+        # On the CPU, layernorm and residual_layernorm have the same parameters and values;
+        # rmsnorm lacks their `stats`, so its configs are offered but none is valid there.
+        fast = ["--backend", "cpu", "--budget", "6", "--db", self.db, "--no-export",
+                "--max-seconds-per-config", "0.05", "--min-samples", "5"]
+        self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", *fast)
+        layernorm = self.ktune_json("tune", "--kernel", "layernorm", "--shape", "rows=64,cols=1000", *fast)
+        self.assertEqual((layernorm["prior_configs"], layernorm["prior_configs_valid"]), (1, 0))
+        residual = self.ktune_json("tune", "--kernel", "residual_layernorm", "--shape", "rows=64,cols=1000", *fast)
+        self.assertEqual((residual["prior_configs"], residual["prior_configs_valid"]), (2, 1))
+        # The layernorm best is the first thing residual_layernorm measures after its default.
+        with sqlite3.connect(self.db) as db:
+            best = db.execute(
+                "SELECT m.config_key FROM measurements m JOIN kernels k ON k.id = m.kernel_id "
+                "WHERE k.family = 'layernorm' AND m.outcome = 'ok' ORDER BY m.median_ns LIMIT 1").fetchone()[0]
+            order = [key for (key,) in db.execute(
+                "SELECT m.config_key FROM measurements m JOIN kernels k ON k.id = m.kernel_id "
+                "WHERE k.family = 'residual_layernorm' ORDER BY m.id")]
+        self.assertIn(best, order[:2])
 
 
 if __name__ == "__main__":

@@ -404,6 +404,16 @@ TEST(SearchStrategies, InterleavedPriorsTakeEachSpacesBestFirst) {
   EXPECT_EQ(prior, (std::vector<Config>{grid_config(1, 1), grid_config(5, 5), grid_config(2, 2), grid_config(3, 3)}));
 }
 
+TEST(SearchStrategies, OtherKernelsPriorsComeAfterTheKernelsOwn) {
+  // Other kernels' best configs, however good there, only follow every config of this kernel's
+  // own spaces; a config in both lists comes once, at its place among this kernel's.
+  const auto prior = same_kernel_first({{grid_config(1, 1), grid_config(2, 2)}, {grid_config(3, 3)}},
+                                       {{grid_config(7, 7), grid_config(2, 2)}, {grid_config(8, 8)}});
+  EXPECT_EQ(prior, (std::vector<Config>{grid_config(1, 1), grid_config(3, 3), grid_config(2, 2), grid_config(7, 7),
+                                        grid_config(8, 8)}));
+  EXPECT_EQ(same_kernel_first({}, {{grid_config(4, 4)}}), (std::vector<Config>{grid_config(4, 4)}));
+}
+
 // All subsets of the budget's size, each equally likely: the mean of their minima.
 double exhaustive_expected_best(const std::vector<double>& times, std::size_t budget) {
   const std::size_t n = times.size();

@@ -93,13 +93,13 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   for (const std::string& strategy : options.strategies) check_strategy_name(strategy);
   const ReplaySpace space = load_replay_space(options.cache_file);
   std::vector<PriorSpace> priors;
-  std::vector<std::vector<Config>> ranked_lists;
+  std::vector<std::vector<Config>> same_kernel, other_kernels;
   for (const std::string& file : options.prior_files) {
     const ReplaySpace prior_space = load_replay_space(file);
     priors.push_back({file, prior_space.kernel, prior_space.device, ranked_configs(prior_space, kPriorConfigsPerSpace)});
-    ranked_lists.push_back(priors.back().ranked);
+    (prior_space.kernel == space.kernel ? same_kernel : other_kernels).push_back(priors.back().ranked);
   }
-  const std::vector<Config> prior = interleave_priors(ranked_lists);
+  const std::vector<Config> prior = same_kernel_first(same_kernel, other_kernels);
   const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
   std::vector<StrategyScore> scores;
@@ -161,7 +161,8 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--prior", options->prior_files,
                       "A fully measured space of the same kernel (other device or shape) whose fastest\n"
                       "configs tpe and forest try first; repeat for several (interleaved, each its best\n"
-                      "first). Configs are matched by parameter names and values; absent ones are skipped")
+                      "first; spaces of other kernels after those of this one). Configs are matched by\n"
+                      "parameter names and values; absent ones are skipped")
       ->check(CLI::ExistingFile);
   command->add_option("--strategy", options->strategies,
                       std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy + ")");

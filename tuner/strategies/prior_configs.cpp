@@ -34,6 +34,16 @@ std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ra
   return out;
 }
 
+std::vector<Config> same_kernel_first(const std::vector<std::vector<Config>>& same_kernel,
+                                      const std::vector<std::vector<Config>>& other_kernels) {
+  std::vector<Config> out = interleave_priors(same_kernel);
+  std::set<std::string> taken;
+  for (const Config& config : out) taken.insert(config.key());
+  for (Config& config : interleave_priors(other_kernels))
+    if (taken.insert(config.key()).second) out.push_back(std::move(config));
+  return out;
+}
+
 std::size_t prior_start_up_count(std::size_t startup, std::size_t available) {
   if (available == 0 || startup == 0) return 0;
   const auto share = static_cast<std::size_t>(std::ceil(kPriorShare * static_cast<double>(startup)));

@@ -1,5 +1,6 @@
 // Transfer from earlier tunes: configs that were fast on other spaces of the same kernel (other
-// devices, shapes or precisions), ranked best-first, which a model-based strategy (tpe, forest)
+// devices, shapes or precisions) or, after those, of other kernels with the same parameters,
+// ranked best-first, which a model-based strategy (tpe, forest)
 // evaluates first, before the spread-out configs of its start-up (which keeps all of them).
 //
 // A prior config is matched to this space by parameter names and values: every parameter of
@@ -24,6 +25,14 @@ namespace ktune {
 // Round robin over several best-first lists (one per earlier space), so each contributes its best
 // config before any contributes its second; a config already taken is not repeated.
 std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ranked_lists);
+
+// The prior of a replay or a tune: the configs of earlier spaces of the same kernel first
+// (interleaved), then those of other kernels (interleaved), no config twice. Other kernels come
+// in only where their configs are valid here (same parameter names and values, PriorQueue), as
+// among ktune's row kernels (rmsnorm, layernorm, residual_layernorm, softmax share every
+// parameter), and only after the kernel's own: a kernel's own history is the closer guess.
+std::vector<Config> same_kernel_first(const std::vector<std::vector<Config>>& same_kernel,
+                                      const std::vector<std::vector<Config>>& other_kernels);
 
 // How many prior configs a strategy with `startup` spread-out start-up configs evaluates first,
 // when `available` prior configs are valid here: half of the start-up, rounded up, at most all

@@ -2,26 +2,42 @@
 
 #include <algorithm>
 
-namespace ktune {
+#include "tuner/strategies/prior_configs.hpp"
 
-std::vector<Config> tune_prior(Store& store, const std::string& family, const std::string& backend,
-                               const DeviceInfo& device, const Problem& problem) {
-  std::vector<BestMeasurement> others;
-  for (BestMeasurement& best : store.best_measurements(family)) {
-    if (best.backend != backend) continue;
-    if (best.device.fingerprint == device.fingerprint && best.problem.key() == problem.key()) continue;
-    others.push_back(std::move(best));
-  }
+namespace ktune {
+namespace {
+
+// The best configs of these measurements, those of this device first, then the most recently
+// measured first; one list per measurement, as same_kernel_first() takes them.
+std::vector<std::vector<Config>> ranked_by_closeness(std::vector<BestMeasurement> others, const DeviceInfo& device) {
   std::stable_sort(others.begin(), others.end(), [&](const BestMeasurement& a, const BestMeasurement& b) {
     const bool a_here = a.device.fingerprint == device.fingerprint;
     const bool b_here = b.device.fingerprint == device.fingerprint;
     if (a_here != b_here) return a_here;
     return a.measured_at > b.measured_at;
   });
-  std::vector<Config> prior;
-  for (const BestMeasurement& best : others)
-    if (std::find(prior.begin(), prior.end(), best.config) == prior.end()) prior.push_back(best.config);
-  return prior;
+  std::vector<std::vector<Config>> lists;
+  for (BestMeasurement& best : others) lists.push_back({std::move(best.config)});
+  return lists;
+}
+
+}  // namespace
+
+std::vector<Config> tune_prior(Store& store, const std::string& family, const std::string& backend,
+                               const DeviceInfo& device, const Problem& problem) {
+  std::vector<BestMeasurement> same_family, other_families;
+  for (BestMeasurement& best : store.best_measurements()) {
+    if (best.backend != backend) continue;
+    if (best.family != family) {
+      other_families.push_back(std::move(best));
+      continue;
+    }
+    if (best.device.fingerprint == device.fingerprint && best.problem.key() == problem.key()) continue;
+    same_family.push_back(std::move(best));
+  }
+  // One config per list: interleaving them keeps this order.
+  return same_kernel_first(ranked_by_closeness(std::move(same_family), device),
+                           ranked_by_closeness(std::move(other_families), device));
 }
 
 }  // namespace ktune

@@ -1,11 +1,15 @@
 // The prior `ktune tune` gives its strategy (transfer, prior_configs.hpp): what the results
-// database already knows about the same kernel on other problems or devices.
+// database already knows about the same kernel on other problems or devices, then about other
+// kernels of the same backend.
 //
 // The rule: the best ok config of every other (device, problem) of the same kernel family and
 // backend in the database (Store::best_measurements), those measured on this device first (a
 // new shape on known hardware), then those of other devices; within each, the most recently
-// measured first. Measurements of this very device and problem are not prior: the tune reuses
-// them directly.
+// measured first. Then, in the same order, the best config of every (device, problem) of the
+// other families of this backend: the strategy takes only those valid in this space (the same
+// parameter names and values: ktune's row kernels share theirs), so a new family starts from
+// its siblings' fast configs. Measurements of this very device and problem are not prior: the
+// tune reuses them directly.
 //
 //   const std::vector<Config> prior = tune_prior(store, "rmsnorm", "cpu", device, problem);
 #pragma once

@@ -8,6 +8,8 @@
 #include <cstdlib>
 
 #include "db/store.hpp"
+#include "tuner/strategies/prior_configs.hpp"
+#include "tuner/strategies/space_index.hpp"
 #include "tuner/tune/tune_prior.hpp"
 #include "kernels/family.hpp"
 #include "ktune/build_info.hpp"
@@ -143,7 +145,8 @@ nlohmann::json TuneSummary::to_json() const {
                         {"interrupted", interrupted},
                         {"run_id", run_id},
                         {"devices", devices},
-                        {"prior_configs", prior_configs}};
+                        {"prior_configs", prior_configs},
+                        {"prior_configs_valid", prior_configs_valid}};
   if (!lost.empty()) out["lost"] = lost;
   if (!recorded_files.empty()) {
     nlohmann::json files = nlohmann::json::array();
@@ -222,6 +225,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   if (request.use_prior)
     strategy_options.prior = tune_prior(store, in.family.name(), request.backend, device, problem);
   summary.prior_configs = strategy_options.prior.size();
+  if (!strategy_options.prior.empty())
+    summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, strategy_options.prior).size();
   auto strategy = make_strategy(request.strategy, valid, strategy_options);
   bool default_pending = default_index.has_value();
   auto next_index = [&]() -> std::optional<std::size_t> {

@@ -80,6 +80,7 @@ struct TuneSummary {
   std::vector<std::string> devices;  // the devices that measured, e.g. cuda:0 cuda:1, "rank 1 (2 devices)"
   std::vector<std::string> lost;     // MPI ranks lost during the tune
   std::size_t prior_configs = 0;     // prior configs offered to the strategy (tune_prior.hpp)
+  std::size_t prior_configs_valid = 0;  // of those, the ones valid in this space
 
   nlohmann::json to_json() const;
 };
