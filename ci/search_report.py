@@ -11,7 +11,8 @@ Transfer (leave one out within kernel families): with --prior-from-family, every
 kernel has other recorded spaces is replayed with `forest` and `tpe`, each without a prior and
 with `--prior` set to the other spaces of its kernel; the tables are per space and per group
 (held-out spaces: those under a folder named heldout-*). With --unrelated the prior is instead
-every space of the other kernels (a sanity check: it must not make things much worse).
+every space of the other kernels (a sanity check: it must not make things much worse); with
+--all-kernels it is every other space, those of its own kernel first (`ktune tune`'s rule).
 
     ci/search_report.py --ktune build/ci/ktune --prior-from-family \
         shared/data/kernel_tuner_caches reports/h200-search/spaces reports/h100-search/spaces \
@@ -79,6 +80,8 @@ def transfer_report(args):
     for space in files:
         if args.unrelated:
             priors = [other for other in files if kernels[other] != kernels[space]]
+        elif args.all_kernels:  # as `ktune tune` does: its own kernel's spaces first (replay orders them)
+            priors = [other for other in files if other != space]
         else:
             priors = [other for other in files if other != space and kernels[other] == kernels[space]]
         if not priors or (args.only and not any(text in space for text in args.only)):
@@ -126,6 +129,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--prior-from-family", action="store_true",
                         help="transfer tables: each space with the other spaces of its kernel as prior")
+    parser.add_argument("--all-kernels", action="store_true",
+                        help="with --prior-from-family: the prior is every other space, its own kernel's "
+                             "first and then the other kernels' (what `ktune tune` takes from its database)")
     parser.add_argument("--unrelated", action="store_true",
                         help="with --prior-from-family: the prior is every space of the other kernels")
     parser.add_argument("--only", action="append", default=[],

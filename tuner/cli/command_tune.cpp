@@ -283,7 +283,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                       "scored best on recorded GPU spaces (ktune replay, reports/search.md)")->capture_default_str();
   command->add_flag("--no-prior", options->no_prior,
                     "Do not start forest or tpe from the best configs of this kernel and backend measured\n"
-                    "for other problems or devices in the database (transfer; reports/search.md)");
+                    "for other problems or devices in the database, nor from those of other kernels with\n"
+                    "the same parameters (transfer; reports/search.md)");
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
       ->check(whole_number(1, std::numeric_limits<std::size_t>::max() / 2,
                            "a whole number of configs of at least 1 (e.g. 50)", "N>=1"));
