@@ -83,8 +83,9 @@ struct StrategyOptions {
   // The strategy must still work past it and without it.
   std::optional<std::size_t> budget;
   // Configs that were fast on other spaces of the same kernel (earlier tunes on other devices or
-  // shapes), best first (prior_configs.hpp). The model-based strategies (tpe, forest) evaluate
-  // those valid here first, in part of their start-up; the others ignore it. Empty: no transfer.
+  // shapes), then of other kernels with the same parameters, best first (prior_configs.hpp). The
+  // model-based strategies (tpe, forest) evaluate those valid here first, in part of their
+  // start-up; the others ignore it. Empty: no transfer.
   std::vector<Config> prior;
 };
 
