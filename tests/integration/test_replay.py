@@ -126,6 +126,34 @@ class Replay(harness.KtuneTestCase):
                 "WHERE k.family = 'residual_layernorm' ORDER BY m.id")]
         self.assertIn(best, order[:2])
 
+    def test_tune_takes_recorded_spaces_as_prior(self):
+        # A space recorded by one tune (another database, as on another machine) is the prior of
+        # a tune of another shape: its fastest config is measured right after the default. Twice
+        # the rows keeps every config of the recorded space valid (threads <= tasks).
+        fast = ["--backend", "cpu", "--no-export", "--max-seconds-per-config", "0.05", "--min-samples", "5"]
+        record = os.path.join(self.dir, "recorded")
+        self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=32,cols=512", "--strategy", "random",
+                        "--budget", "12", "--db", os.path.join(self.dir, "other.db"), "--record", record, *fast)
+        [recorded] = [os.path.join(record, f) for f in os.listdir(record) if not f.endswith("_T4.json.gz")]
+        cache = json.load(gzip.open(recorded))
+        timed = sorted((r["time"], k) for k, r in cache["cache"].items() if isinstance(r.get("time"), float))
+        best = dict(zip(cache["tune_params_keys"], timed[0][1].split(",")))
+
+        tuned = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", "--budget", "6",
+                                "--db", self.db, "--prior", recorded, *fast)
+        self.assertEqual(tuned["prior_configs"], len(timed))  # 12 recorded, all ok: fewer than 16
+        order = [json.loads(c) for (c,) in self.query("SELECT config FROM measurements ORDER BY id")]
+        self.assertIn(best, [{k: str(v) for k, v in c.items()} for c in order[:2]])
+
+        # --prior and --no-prior contradict each other; a missing or malformed file is bad input.
+        self.ktune("tune", "--kernel", "rmsnorm", "--prior", recorded, "--no-prior", "--db", self.db, *fast, check=2)
+        self.ktune("tune", "--kernel", "rmsnorm", "--prior", "missing.json.gz", "--db", self.db, *fast, check=2)
+        broken = os.path.join(self.dir, "broken.json")
+        with open(broken, "w") as f:
+            f.write("{}")
+        self.assertIn("broken.json", self.ktune("tune", "--kernel", "rmsnorm", "--prior", broken, "--db", self.db,
+                                                *fast, check=2).stderr)
+
 
 if __name__ == "__main__":
     harness.main()

@@ -27,16 +27,6 @@ struct ReplayOptions {
   std::uint64_t seed = 1;
 };
 
-// Configs taken from each --prior space: more than any start-up uses (at most 9 of 10).
-constexpr std::size_t kPriorConfigsPerSpace = 16;
-
-struct PriorSpace {
-  std::string file;
-  std::string kernel;
-  std::string device;
-  std::vector<Config> ranked;  // its fastest configs, fastest first
-};
-
 // Every budget asked for, in evaluations; 5% of the space when none is given.
 std::vector<std::size_t> budgets_for(const ReplayOptions& options, std::size_t space_size) {
   std::vector<std::size_t> budgets = options.budgets;
@@ -93,13 +83,8 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   for (const std::string& strategy : options.strategies) check_strategy_name(strategy);
   const ReplaySpace space = load_replay_space(options.cache_file);
   std::vector<PriorSpace> priors;
-  std::vector<std::vector<Config>> same_kernel, other_kernels;
-  for (const std::string& file : options.prior_files) {
-    const ReplaySpace prior_space = load_replay_space(file);
-    priors.push_back({file, prior_space.kernel, prior_space.device, ranked_configs(prior_space, kPriorConfigsPerSpace)});
-    (prior_space.kernel == space.kernel ? same_kernel : other_kernels).push_back(priors.back().ranked);
-  }
-  const std::vector<Config> prior = same_kernel_first(same_kernel, other_kernels);
+  for (const std::string& file : options.prior_files) priors.push_back(load_prior_space(file));
+  const std::vector<Config> prior = prior_from_spaces(priors, space.kernel);
   const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
   std::vector<StrategyScore> scores;

@@ -12,6 +12,7 @@
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/cli/progress_line.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/export_tuned.hpp"
 #include "tuner/tune/tune_devices.hpp"
@@ -38,6 +39,7 @@ struct TuneOptions {
   std::string strategy = kDefaultStrategy;
   std::optional<std::size_t> budget;
   bool no_prior = false;
+  std::vector<std::string> prior_files;
   std::optional<double> time_limit;
   std::uint64_t seed = 1;
   std::string space_file;
@@ -190,6 +192,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.measure.stopping.max_noise = options.max_noise;
   request.argv = common.argv;
   request.use_prior = !options.no_prior;
+  for (const std::string& file : options.prior_files) request.prior_spaces.push_back(load_prior_space(file));
   if (!options.record_dir.empty()) request.record_dir = options.record_dir;
   if (!options.t1_spec.empty()) request.t1_spec = options.t1_spec;
 
@@ -281,10 +284,17 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                       "(simulated annealing between neighbouring configs), genetic (a genetic algorithm)\n"
                       "or differential_evolution; each covers the whole space when unlimited. The default\n"
                       "scored best on recorded GPU spaces (ktune replay, reports/search.md)")->capture_default_str();
-  command->add_flag("--no-prior", options->no_prior,
+  auto* no_prior = command->add_flag("--no-prior", options->no_prior,
                     "Do not start forest or tpe from the best configs of this kernel and backend measured\n"
                     "for other problems or devices in the database, nor from those of other kernels with\n"
                     "the same parameters (transfer; reports/search.md)");
+  command->add_option("--prior", options->prior_files,
+                      "A recorded space (Kernel Tuner cache or T4 results, .json or .json.gz: from\n"
+                      "`ktune tune --record`, Kernel Tuner or another tuner) whose 16 fastest configs forest\n"
+                      "and tpe try first, before the database's; repeat for several. Configs are matched by\n"
+                      "parameter names and values; those not valid here are skipped")
+      ->check(CLI::ExistingFile)
+      ->excludes(no_prior);
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
       ->check(whole_number(1, std::numeric_limits<std::size_t>::max() / 2,
                            "a whole number of configs of at least 1 (e.g. 50)", "N>=1"));

@@ -7,6 +7,7 @@
 
 #include "tuner/core/errors.hpp"
 #include "tuner/formats/data_file.hpp"
+#include "tuner/strategies/prior_configs.hpp"
 
 namespace ktune {
 namespace {
@@ -224,6 +225,17 @@ std::vector<Config> ranked_configs(const ReplaySpace& space, std::size_t count) 
   std::vector<Config> configs;
   for (const std::size_t index : order) configs.push_back(space.valid.config(index));
   return configs;
+}
+
+PriorSpace load_prior_space(const std::filesystem::path& file) {
+  const ReplaySpace space = load_replay_space(file);
+  return {file.string(), space.kernel, space.device, ranked_configs(space, kPriorConfigsPerSpace)};
+}
+
+std::vector<Config> prior_from_spaces(const std::vector<PriorSpace>& spaces, const std::string& kernel) {
+  std::vector<std::vector<Config>> same_kernel, other_kernels;
+  for (const PriorSpace& space : spaces) (space.kernel == kernel ? same_kernel : other_kernels).push_back(space.ranked);
+  return same_kernel_first(same_kernel, other_kernels);
 }
 
 }  // namespace ktune

@@ -97,4 +97,21 @@ StrategyScore score_strategy(const ReplaySpace& space, const std::string& strate
 // what `ktune replay --prior` takes from each prior space.
 std::vector<Config> ranked_configs(const ReplaySpace& space, std::size_t count);
 
+// Configs taken from each prior space (`--prior` of replay and tune): more than any start-up
+// uses (at most 9 of 10).
+constexpr std::size_t kPriorConfigsPerSpace = 16;
+
+// A recorded space given as prior: which kernel and device it measured, and its fastest configs.
+struct PriorSpace {
+  std::string file;
+  std::string kernel;
+  std::string device;
+  std::vector<Config> ranked;  // its kPriorConfigsPerSpace fastest configs, fastest first
+};
+// Reads a Kernel Tuner cache or T4 results as a prior space (InputError as load_replay_space).
+PriorSpace load_prior_space(const std::filesystem::path& file);
+// The prior that these spaces give a space of `kernel`: the spaces of that kernel first, then
+// the others, each contributing its best first (same_kernel_first, prior_configs.hpp).
+std::vector<Config> prior_from_spaces(const std::vector<PriorSpace>& spaces, const std::string& kernel);
+
 }  // namespace ktune

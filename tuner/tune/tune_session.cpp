@@ -2,15 +2,12 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <set>
 #include <thread>
-#include <cstdlib>
 
 #include "db/store.hpp"
-#include "tuner/strategies/prior_configs.hpp"
-#include "tuner/strategies/space_index.hpp"
-#include "tuner/tune/tune_prior.hpp"
 #include "kernels/family.hpp"
 #include "ktune/build_info.hpp"
 #include "tuner/backends/registry.hpp"
@@ -18,9 +15,12 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/core/t1_space.hpp"
+#include "tuner/strategies/prior_configs.hpp"
+#include "tuner/strategies/space_index.hpp"
 #include "tuner/strategies/strategy.hpp"
-#include "tuner/tune/tune_recording.hpp"
 #include "tuner/tune/evaluation_job.hpp"
+#include "tuner/tune/tune_prior.hpp"
+#include "tuner/tune/tune_recording.hpp"
 
 #ifndef KTUNE_DEFAULT_SEARCH_SPACE_DIR
 #error "KTUNE_DEFAULT_SEARCH_SPACE_DIR must be defined by the build"
@@ -222,8 +222,13 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   std::optional<std::size_t> budget_hint;
   if (request.budget) budget_hint = std::min(*request.budget, valid.size());
   StrategyOptions strategy_options{.seed = request.seed, .budget = budget_hint, .prior = {}};
-  if (request.use_prior)
-    strategy_options.prior = tune_prior(store, in.family.name(), request.backend, device, problem);
+  strategy_options.prior = prior_from_spaces(request.prior_spaces, in.family.name());
+  if (request.use_prior) {
+    std::set<std::string> offered;
+    for (const Config& config : strategy_options.prior) offered.insert(config.key());
+    for (Config& config : tune_prior(store, in.family.name(), request.backend, device, problem))
+      if (offered.insert(config.key()).second) strategy_options.prior.push_back(std::move(config));
+  }
   summary.prior_configs = strategy_options.prior.size();
   if (!strategy_options.prior.empty())
     summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, strategy_options.prior).size();

@@ -20,6 +20,7 @@
 #include "tuner/core/device.hpp"
 #include "tuner/core/problem.hpp"
 #include "tuner/core/search_space.hpp"
+#include "tuner/strategies/replay.hpp"
 #include "tuner/tune/tune_devices.hpp"
 
 namespace ktune {
@@ -48,6 +49,9 @@ struct TuneRequest {
   // Offer the strategy the best configs of the same kernel measured for other problems or
   // devices in the database (tune_prior.hpp); `--no-prior` turns it off.
   bool use_prior = true;
+  // Recorded spaces given with `--prior FILE` (Kernel Tuner caches or T4 results, from ktune or
+  // another tuner): their fastest configs come before the database's.
+  std::vector<PriorSpace> prior_spaces;
 };
 
 struct ConfigTiming {
