@@ -37,11 +37,15 @@ std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ra
 std::vector<Config> same_kernel_first(const std::vector<std::vector<Config>>& same_kernel,
                                       const std::vector<std::vector<Config>>& other_kernels) {
   std::vector<Config> out = interleave_priors(same_kernel);
-  std::set<std::string> taken;
-  for (const Config& config : out) taken.insert(config.key());
-  for (Config& config : interleave_priors(other_kernels))
-    if (taken.insert(config.key()).second) out.push_back(std::move(config));
+  append_unseen(out, interleave_priors(other_kernels));
   return out;
+}
+
+void append_unseen(std::vector<Config>& prior, std::vector<Config> more) {
+  std::set<std::string> taken;
+  for (const Config& config : prior) taken.insert(config.key());
+  for (Config& config : more)
+    if (taken.insert(config.key()).second) prior.push_back(std::move(config));
 }
 
 std::size_t prior_start_up_count(std::size_t startup, std::size_t available) {

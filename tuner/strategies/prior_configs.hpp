@@ -34,6 +34,10 @@ std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ra
 std::vector<Config> same_kernel_first(const std::vector<std::vector<Config>>& same_kernel,
                                       const std::vector<std::vector<Config>>& other_kernels);
 
+// Appends the configs of `more`, in order, that `prior` does not hold yet: how a later, less
+// close source of prior configs joins an earlier one.
+void append_unseen(std::vector<Config>& prior, std::vector<Config> more);
+
 // How many prior configs a strategy with `startup` spread-out start-up configs evaluates first,
 // when `available` prior configs are valid here: half of the start-up, rounded up, at most all
 // but one; they are added to the start-up, not taken from it (reports/search.md, 2026-11-25

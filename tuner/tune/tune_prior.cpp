@@ -8,17 +8,17 @@ namespace ktune {
 namespace {
 
 // The best configs of these measurements, those of this device first, then the most recently
-// measured first; one list per measurement, as same_kernel_first() takes them.
-std::vector<std::vector<Config>> ranked_by_closeness(std::vector<BestMeasurement> others, const DeviceInfo& device) {
+// measured first.
+std::vector<Config> closest_first(std::vector<BestMeasurement> others, const DeviceInfo& device) {
   std::stable_sort(others.begin(), others.end(), [&](const BestMeasurement& a, const BestMeasurement& b) {
     const bool a_here = a.device.fingerprint == device.fingerprint;
     const bool b_here = b.device.fingerprint == device.fingerprint;
     if (a_here != b_here) return a_here;
     return a.measured_at > b.measured_at;
   });
-  std::vector<std::vector<Config>> lists;
-  for (BestMeasurement& best : others) lists.push_back({std::move(best.config)});
-  return lists;
+  std::vector<Config> configs;
+  for (BestMeasurement& best : others) configs.push_back(std::move(best.config));
+  return configs;
 }
 
 }  // namespace
@@ -35,9 +35,10 @@ std::vector<Config> tune_prior(Store& store, const std::string& family, const st
     if (best.device.fingerprint == device.fingerprint && best.problem.key() == problem.key()) continue;
     same_family.push_back(std::move(best));
   }
-  // One config per list: interleaving them keeps this order.
-  return same_kernel_first(ranked_by_closeness(std::move(same_family), device),
-                           ranked_by_closeness(std::move(other_families), device));
+  std::vector<Config> prior;
+  append_unseen(prior, closest_first(std::move(same_family), device));
+  append_unseen(prior, closest_first(std::move(other_families), device));
+  return prior;
 }
 
 }  // namespace ktune

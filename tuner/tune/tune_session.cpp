@@ -223,12 +223,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   if (request.budget) budget_hint = std::min(*request.budget, valid.size());
   StrategyOptions strategy_options{.seed = request.seed, .budget = budget_hint, .prior = {}};
   strategy_options.prior = prior_from_spaces(request.prior_spaces, in.family.name());
-  if (request.use_prior) {
-    std::set<std::string> offered;
-    for (const Config& config : strategy_options.prior) offered.insert(config.key());
-    for (Config& config : tune_prior(store, in.family.name(), request.backend, device, problem))
-      if (offered.insert(config.key()).second) strategy_options.prior.push_back(std::move(config));
-  }
+  if (request.use_prior)
+    append_unseen(strategy_options.prior, tune_prior(store, in.family.name(), request.backend, device, problem));
   summary.prior_configs = strategy_options.prior.size();
   if (!strategy_options.prior.empty())
     summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, strategy_options.prior).size();
