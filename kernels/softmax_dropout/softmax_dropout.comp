@@ -165,7 +165,7 @@ void load_item(uint start, uint col, out float item[8]) {
 void store_item(uint start, uint col, float item[8]) {
 #ifdef KT_PACKED_16BIT
   if (VEC == 8) {  // one 16-byte store
-    y8[(start + col) / 8] = kt_pack8(item);
+    y8[(start + col) / 8] = kt_pack8_bounded(item);  // softmax outputs: at most 1 / (1 - P)
     return;
   }
 #endif

@@ -95,6 +95,7 @@ struct VulkanBackend::Impl {
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   VkQueryPool queries = VK_NULL_HANDLE;
+  bool warmed_up_before = false;    // the process's first config warms the clocks up for longer
   std::unique_ptr<Buffer> staging;  // host-visible, for uploads and read-backs
   std::unique_ptr<Buffer> flush;    // written between samples to evict caches
 
@@ -163,22 +164,38 @@ struct VulkanBackend::Impl {
     KT_VK(vkWaitForFences(device(), 1, &fence, VK_TRUE, std::numeric_limits<std::uint64_t>::max()));
   }
 
-  // Dispatches back to back, batches of 16 per submit, for kClockWarmup before a config's timed
-  // samples. A GPU that idled while the CPU made a problem's inputs and reference (seconds at
-  // large shapes) runs its first dispatches at lowered clocks, and a couple of warm-up runs do not
-  // bring them back up: on an H100 the same config timed first after such a pause measured up to
-  // 3x slower than when timed later in a tune (reports/vulkan.md). Outputs are not read after this.
+  // Dispatches back to back, batches of 16 per submit, before a config's timed samples, until the
+  // batches stop getting faster: at least kMinWarmup (kFirstWarmup for the process's first
+  // config), at most kMaxWarmup. A GPU that idled while the CPU made a problem's inputs and
+  // reference (seconds at large shapes) runs its first dispatches at lowered clocks, and a couple
+  // of warm-up runs do not bring them back up: on an H100 the same config timed first after such a
+  // pause measured up to 3x slower than when timed later in a tune, and on an H200 a fixed 100 ms
+  // left the first config of a process 4-5x slow (reports/vulkan.md). Outputs are not read after.
   template <typename Record>
   void warm_up_clocks(Record dispatch) {
-    constexpr auto kClockWarmup = std::chrono::milliseconds(100);
+    using Clock = std::chrono::steady_clock;
+    constexpr auto kMinWarmup = std::chrono::milliseconds(100);
+    constexpr auto kFirstWarmup = std::chrono::milliseconds(500);
+    constexpr auto kMaxWarmup = std::chrono::milliseconds(1500);
+    constexpr double kStillSpeedingUp = 0.97;  // a batch 3% faster than every earlier one
     constexpr int kBatch = 16;
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     KT_VK(vkBeginCommandBuffer(commands, &begin));
     for (int i = 0; i < kBatch; ++i) dispatch(commands);
     KT_VK(vkEndCommandBuffer(commands));
-    const auto until = std::chrono::steady_clock::now() + kClockWarmup;
-    do run_recorded();
-    while (std::chrono::steady_clock::now() < until);
+    const auto least = warmed_up_before ? Clock::duration(kMinWarmup) : Clock::duration(kFirstWarmup);
+    warmed_up_before = true;
+    const auto started = Clock::now();
+    auto fastest = Clock::duration::max();
+    for (;;) {
+      const auto batch_start = Clock::now();
+      run_recorded();
+      const auto now = Clock::now();
+      const auto took = now - batch_start;
+      const bool speeding_up = took < fastest && took.count() < kStillSpeedingUp * static_cast<double>(fastest.count());
+      fastest = std::min(fastest, took);
+      if (now - started >= kMaxWarmup || (now - started >= least && !speeding_up)) break;
+    }
   }
 
   Buffer& staging_of(VkDeviceSize bytes) {
