@@ -39,7 +39,8 @@ class SpaceConstruction(KtuneTestCase):
         source_dir = harness.ARGS.source_dir
         shared = os.path.join(source_dir, "..", "shared", "data", "kernel_tuner_caches")
         found = [os.path.join(source_dir, "tests", "data", "t1", name)
-                 for name in ("gemm_clblast_T1.json", "hotspot_T1.json", os.path.join("matmul", "matmul_T1.json"))]
+                 for name in ("gemm_clblast_T1.json", "hotspot_T1.json", os.path.join("matmul", "matmul_T1.json"),
+                              os.path.join("matmul", "matmul_contiguous_padded_T1.json"))]
         for name in ("convolution_milo_T1.json", "dedispersion_milo_T1.json"):
             if os.path.exists(os.path.join(shared, name)):
                 found.append(os.path.join(shared, name))
