@@ -79,11 +79,12 @@ uvec4 kt_pack8(float v[8]) {
                kt_pack2(vec2(v[6], v[7])));
 }
 // kt_pack8 for values known to be far from overflow (|v| < 2^100: softmax outputs, at most
-// 1 / (1 - P)). In bf16 the rounding is then done by the float unit instead of four integer
-// operations per element, which NVIDIA GPUs run at half the float rate and which made the bf16
-// softmax_dropout compute-bound (reports/vulkan.md): Veltkamp's split with C = 2^16 + 1 rounds a
-// float to its 8 leading significant bits (bf16's), to nearest, so the bf16 is the result's upper
-// half. `precise` keeps the driver from fusing or reassociating the three operations.
+// 1 / (1 - P)). In bf16 the rounding is then done by three float operations per element instead
+// of kt_bf16_bits' integer ones (NVIDIA GPUs run integer operations at half the float rate); on an
+// H200 this made the bf16 softmax_dropout 9.5% faster (reports/vulkan.md). Veltkamp's split with
+// C = 2^16 + 1 rounds a float to its 8 leading significant bits (bf16's), to nearest, so the bf16
+// is the result's upper half. `precise` keeps the driver from fusing or reassociating the three
+// operations.
 #if defined(KT_PRECISION_BF16)
 uint kt_pack2_bounded(vec2 v) {
   precise const vec2 scaled = v * 65537.0;

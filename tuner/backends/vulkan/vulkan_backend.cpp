@@ -192,7 +192,7 @@ struct VulkanBackend::Impl {
       run_recorded();
       const auto now = Clock::now();
       const auto took = now - batch_start;
-      const bool speeding_up = took < fastest && took.count() < kStillSpeedingUp * static_cast<double>(fastest.count());
+      const bool speeding_up = took.count() < kStillSpeedingUp * static_cast<double>(fastest.count());
       fastest = std::min(fastest, took);
       if (now - started >= kMaxWarmup || (now - started >= least && !speeding_up)) break;
     }
