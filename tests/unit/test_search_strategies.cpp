@@ -13,6 +13,7 @@
 #include "tuner/core/search_space.hpp"
 #include "tuner/formats/kernel_tuner_cache.hpp"
 #include "tuner/strategies/forest_search.hpp"
+#include "tuner/strategies/model_based_strategy.hpp"
 #include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/regression_forest.hpp"
 #include "tuner/strategies/replay.hpp"
@@ -395,6 +396,72 @@ TEST(SearchStrategies, VisitedOrInvalidPriorConfigsAreSkipped) {
     auto unmatched = make_strategy(name, valid, StrategyOptions{.seed = 3, .budget = 16,
                                                                 .prior = {grid_config(10, 0), grid_config(-1, 2)}});
     EXPECT_EQ(run(*plain, valid, smooth, 40), run(*unmatched, valid, smooth, 40)) << name;
+  }
+}
+
+// A model that takes the first unvisited config and records, per call, whether the observations it
+// was given still hold a prior config: what the guard against a misleading prior changes.
+class RecordingModel final : public ModelBasedStrategy {
+ public:
+  RecordingModel(const ValidConfigs& valid, std::size_t budget, std::vector<Config> prior, std::set<std::size_t> prior_indices)
+      : ModelBasedStrategy(valid, 1, budget, prior), prior_indices_(std::move(prior_indices)) {}
+  std::vector<bool> saw_prior;  // per model call
+
+ private:
+  std::size_t propose_from_model(const std::vector<ScoredConfig>& observations) override {
+    saw_prior.push_back(std::any_of(observations.begin(), observations.end(),
+                                    [&](const ScoredConfig& c) { return prior_indices_.count(c.index) > 0; }));
+    for (std::size_t i = 0; i < space_.size(); ++i)
+      if (unvisited_.contains(i)) return i;
+    return 0;
+  }
+  std::set<std::size_t> prior_indices_;
+};
+
+// Runs `strategy` for `steps` proposals; the n-th observation (from 0) takes time(n) ms.
+void run_timed(Strategy& strategy, std::size_t steps, const std::function<double(std::size_t)>& time) {
+  for (std::size_t n = 0; n < steps; ++n) {
+    const auto index = strategy.next();
+    ASSERT_TRUE(index.has_value());
+    EvaluationResult result;
+    result.stats.count = 1;
+    result.stats.median_ns = time(n) * 1e6;
+    strategy.observe(*index, result);
+  }
+}
+
+TEST(SearchStrategies, AStalledPriorLeavesTheModel) {
+  const ValidConfigs valid = grid(12);
+  const std::vector<Config> prior{grid_config(5, 5), grid_config(5, 6), grid_config(6, 5)};
+  const std::set<std::size_t> prior_indices{*valid.find(prior[0]), *valid.find(prior[1]), *valid.find(prior[2])};
+  // A budget of 25: 3 prior configs, 5 spread-out ones, then the model; patience 2 x 5 = 10.
+  ASSERT_EQ(prior_patience(25), 10u);
+  const std::size_t startup = 3 + 5;
+  {
+    // The prior configs are the fastest and the model never gains on them: its first 10 calls
+    // are fitted with them, every later one without.
+    RecordingModel model(valid, 25, prior, prior_indices);
+    run_timed(model, startup + 20, [](std::size_t n) { return n < 3 ? 1.0 : 2.0; });
+    ASSERT_EQ(model.saw_prior.size(), 20u);
+    for (std::size_t call = 0; call < 20; ++call) EXPECT_EQ(model.saw_prior[call], call < 10) << "model call " << call;
+  }
+  {
+    // Every model step 2% faster than the last: the prior stays in the fit.
+    RecordingModel model(valid, 25, prior, prior_indices);
+    run_timed(model, startup + 20, [&](std::size_t n) { return n < startup ? 1.0 : std::pow(0.98, double(n)); });
+    EXPECT_EQ(std::count(model.saw_prior.begin(), model.saw_prior.end(), true), 20);
+  }
+  {
+    // Gains below 1% (timing noise on a plateau) are no progress: dropped as if flat.
+    RecordingModel model(valid, 25, prior, prior_indices);
+    run_timed(model, startup + 20, [&](std::size_t n) { return n < startup ? 1.0 : std::pow(0.999, double(n)); });
+    for (std::size_t call = 0; call < 20; ++call) EXPECT_EQ(model.saw_prior[call], call < 10) << "model call " << call;
+  }
+  {
+    // Without a prior there is nothing to drop, and the start-up is the spread-out one alone.
+    RecordingModel model(valid, 25, {}, prior_indices);
+    run_timed(model, 5 + 20, [](std::size_t) { return 2.0; });
+    EXPECT_EQ(model.saw_prior.size(), 20u);
   }
 }
 

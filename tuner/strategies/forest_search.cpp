@@ -40,17 +40,17 @@ ForestSearch::ForestSearch(const ValidConfigs& valid, std::uint64_t seed, std::o
                            const std::vector<Config>& prior)
     : ModelBasedStrategy(valid, seed, budget, prior), forest_(kTrees) {}
 
-std::size_t ForestSearch::propose_from_model() {
+std::size_t ForestSearch::propose_from_model(const std::vector<ScoredConfig>& observations) {
   std::vector<std::size_t> indices;
-  for (const ScoredConfig& c : observed_) indices.push_back(c.index);
-  forest_.fit(space_, indices, time_ranks(observed_), rng_);
+  for (const ScoredConfig& c : observations) indices.push_back(c.index);
+  forest_.fit(space_, indices, time_ranks(observations), rng_);
 
   // The best observed rank is 0. Among equal improvements (none expected anywhere, say) the
   // lower predicted rank wins.
   std::optional<std::size_t> chosen;
   double chosen_improvement = -std::numeric_limits<double>::infinity();
   double chosen_mean = std::numeric_limits<double>::infinity();
-  for (const std::size_t index : model_candidates(space_, unvisited_, observed_, rng_)) {
+  for (const std::size_t index : model_candidates(space_, unvisited_, observations, rng_)) {
     const auto [mean, variance] = forest_.predict(space_, index);
     const double improvement = expected_improvement(mean, std::sqrt(variance), 0.0);
     if (improvement > chosen_improvement || (improvement == chosen_improvement && mean < chosen_mean)) {

@@ -33,7 +33,7 @@ class ForestSearch final : public ModelBasedStrategy {
                const std::vector<Config>& prior = {});
 
  private:
-  std::size_t propose_from_model() override;
+  std::size_t propose_from_model(const std::vector<ScoredConfig>& observations) override;
 
   RegressionForest forest_;
 };

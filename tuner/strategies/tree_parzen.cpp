@@ -47,10 +47,10 @@ double TreeParzen::density(std::size_t index, const std::vector<ScoredConfig>& s
   return sum / (kPriorWeight + static_cast<double>(sample.size()));
 }
 
-std::size_t TreeParzen::propose_from_model() {
+std::size_t TreeParzen::propose_from_model(const std::vector<ScoredConfig>& observations) {
   const auto successes = static_cast<std::size_t>(
-      std::count_if(observed_.begin(), observed_.end(), [](const ScoredConfig& c) { return std::isfinite(c.time_ns); }));
-  std::vector<ScoredConfig> sorted = observed_;
+      std::count_if(observations.begin(), observations.end(), [](const ScoredConfig& c) { return std::isfinite(c.time_ns); }));
+  std::vector<ScoredConfig> sorted = observations;
   std::sort(sorted.begin(), sorted.end(), faster);
   // At least one good (a success) and, with startup_ >= kMinimumStartup observations, at least
   // two bad configs.
@@ -65,7 +65,7 @@ std::size_t TreeParzen::propose_from_model() {
 
   std::optional<std::size_t> best;  // model_candidates is never empty here: a config is unvisited
   double best_ratio = -std::numeric_limits<double>::infinity();
-  for (const std::size_t index : model_candidates(space_, unvisited_, observed_, rng_)) {
+  for (const std::size_t index : model_candidates(space_, unvisited_, observations, rng_)) {
     const double ratio = density(index, good) / density(index, bad);
     if (ratio > best_ratio) {
       best_ratio = ratio;

@@ -37,7 +37,7 @@ class TreeParzen final : public ModelBasedStrategy {
              const std::vector<Config>& prior = {});
 
  private:
-  std::size_t propose_from_model() override;
+  std::size_t propose_from_model(const std::vector<ScoredConfig>& observations) override;
 
   // The kernel density of `sample` at config `index`, up to a factor common to all configs.
   double density(std::size_t index, const std::vector<ScoredConfig>& sample) const;
