@@ -89,6 +89,39 @@ class Replay(harness.KtuneTestCase):
         self.assertEqual(with_prior["prior_configs_valid"], with_prior["prior_configs"])
         self.assertEqual(without["priors"], [])
 
+    def test_the_closest_problems_prior_comes_first(self):
+        # Two prior files of the same kernel, one at the target's problem size and one at 16x it,
+        # with different best configs: whatever their order on the command line, the best of the
+        # one at the target's size is the first config evaluated.
+        target = self.shared("convolution_milo_A100.json.gz")
+        source = json.load(gzip.open(self.shared("convolution_milo_A4000.json.gz")))
+        size = json.load(gzip.open(target))["problem_size"]
+
+        def write(name, problem_size, reverse):
+            cache = dict(source, problem_size=problem_size)
+            records = {k: dict(r) for k, r in source["cache"].items()}
+            timed = sorted(k for k, r in records.items() if isinstance(r["time"], float))
+            if reverse:  # another best: the times handed out in the opposite key order
+                times = sorted(records[k]["time"] for k in timed)
+                for key, time in zip(timed, times):
+                    records[key]["time"] = time
+            cache["cache"] = records
+            path = os.path.join(self.dir, name)
+            with gzip.open(path, "wt") as f:
+                json.dump(cache, f)
+            best = min((r["time"], k) for k, r in records.items() if isinstance(r["time"], float))[1]
+            return path, best
+
+        near, near_best = write("near.json.gz", size, False)
+        far, far_best = write("far.json.gz", [v * 16 for v in size], True)
+        self.assertNotEqual(near_best, far_best)
+        args = ["--cache", target, "--budget", "20", "--repeats", "1"]
+        for order in ([far, near], [near, far]):
+            prior_args = [a for p in order for a in ("--prior", p)]
+            run = self.ktune_json("replay", *args, *prior_args)["repeats"][0]
+            self.assertEqual(run["evaluated"][0], near_best, f"prior order {order}")
+            self.assertEqual(run["evaluated"][1], far_best, f"prior order {order}")
+
     def test_a_prior_of_another_kernel_changes_nothing(self):
         # Its parameters are not this space's, so none of its configs is valid here.
         args = ["--cache", self.shared("convolution_milo_A4000.json.gz"), "--budget", "20", "--repeats", "2"]

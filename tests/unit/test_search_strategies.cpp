@@ -481,6 +481,30 @@ TEST(SearchStrategies, OtherKernelsPriorsComeAfterTheKernelsOwn) {
   EXPECT_EQ(same_kernel_first({}, {{grid_config(4, 4)}}), (std::vector<Config>{grid_config(4, 4)}));
 }
 
+TEST(SearchStrategies, ProblemDistanceCountsDoublings) {
+  EXPECT_DOUBLE_EQ(problem_distance({255, 4095}, {255, 4095}), 0.0);
+  EXPECT_DOUBLE_EQ(problem_distance({255, 4095}, {511, 4095}), 1.0);         // one dimension doubled
+  EXPECT_DOUBLE_EQ(problem_distance({255, 4095}, {127, 8191}), 2.0);         // halved and doubled
+  EXPECT_DOUBLE_EQ(problem_distance({1023, 0}, {1023, 1}), 1.0);             // a layout switch
+  EXPECT_TRUE(std::isinf(problem_distance({1, 2}, {1, 2, 3})));              // another kernel's shape
+  EXPECT_TRUE(std::isinf(problem_distance({}, {})));                         // sizes unknown (T4)
+}
+
+TEST(SearchStrategies, PriorSpacesOfTheClosestProblemComeFirst) {
+  // Three spaces of this kernel given far, unknown, near; one of another kernel. The near one's
+  // best leads, then the far one's (known sizes before unknown), then the unknown one's, and the
+  // other kernel's only after every space of this one.
+  const PriorSpace far{"far", "gemm", "", {grid_config(1, 1)}, {4096, 4096, 4096}};
+  const PriorSpace unknown{"unknown", "gemm", "", {grid_config(2, 2)}, {}};
+  const PriorSpace near{"near", "gemm", "", {grid_config(3, 3)}, {512, 8192, 8192}};
+  const PriorSpace other{"other", "softmax", "", {grid_config(4, 4)}, {256, 8192, 8192}};
+  EXPECT_EQ(prior_from_spaces({other, far, unknown, near}, "gemm", {256, 8192, 8192}),
+            (std::vector<Config>{grid_config(3, 3), grid_config(1, 1), grid_config(2, 2), grid_config(4, 4)}));
+  // Without the target's sizes, the given order.
+  EXPECT_EQ(prior_from_spaces({other, far, unknown, near}, "gemm"),
+            (std::vector<Config>{grid_config(1, 1), grid_config(2, 2), grid_config(3, 3), grid_config(4, 4)}));
+}
+
 // All subsets of the budget's size, each equally likely: the mean of their minima.
 double exhaustive_expected_best(const std::vector<double>& times, std::size_t budget) {
   const std::size_t n = times.size();

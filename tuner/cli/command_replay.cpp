@@ -84,7 +84,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   const ReplaySpace space = load_replay_space(options.cache_file);
   std::vector<PriorSpace> priors;
   for (const std::string& file : options.prior_files) priors.push_back(load_prior_space(file));
-  const std::vector<Config> prior = prior_from_spaces(priors, space.kernel);
+  const std::vector<Config> prior = prior_from_spaces(priors, space.kernel, space.problem_size);
   const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
   std::vector<StrategyScore> scores;

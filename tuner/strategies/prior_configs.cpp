@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace ktune {
@@ -39,6 +40,13 @@ std::vector<Config> same_kernel_first(const std::vector<std::vector<Config>>& sa
   std::vector<Config> out = interleave_priors(same_kernel);
   append_unseen(out, interleave_priors(other_kernels));
   return out;
+}
+
+double problem_distance(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.empty()) return std::numeric_limits<double>::infinity();
+  double distance = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) distance += std::abs(std::log2((a[i] + 1) / (b[i] + 1)));
+  return distance;
 }
 
 void append_unseen(std::vector<Config>& prior, std::vector<Config> more) {

@@ -34,6 +34,14 @@ std::vector<Config> interleave_priors(const std::vector<std::vector<Config>>& ra
 std::vector<Config> same_kernel_first(const std::vector<std::vector<Config>>& same_kernel,
                                       const std::vector<std::vector<Config>>& other_kernels);
 
+// How far apart two problems of a kernel are, from their sizes in the same order (a recorded
+// space's problem_size, a Problem's dims): the sum over the dimensions of |log2((a + 1) / (b + 1))|,
+// so that doubling a dimension costs 1 wherever it is and 0 against 1 (a layout or epilogue
+// switch) costs 1 too. Infinite when the two do not have the same number of sizes. The prior's
+// sources are ordered closest first: a skinny GEMM's fast tiles are a skinny GEMM's, not a square
+// one's (reports/search.md, 2026-11-26).
+double problem_distance(const std::vector<double>& a, const std::vector<double>& b);
+
 // Appends the configs of `more`, in order, that `prior` does not hold yet: how a later, less
 // close source of prior configs joins an earlier one.
 void append_unseen(std::vector<Config>& prior, std::vector<Config> more);

@@ -84,9 +84,12 @@ ReplaySpace replay_space(const KernelTunerCache& cache) {
   }
   if (!any_success) throw InputError(cache.kernel_name + ": no record has a time to score strategies against");
   const std::uint64_t total = saturating_product(parameters);
+  std::vector<double> problem_size;
+  for (const Value& v : cache.problem_size)
+    if (is_number(v)) problem_size.push_back(as_double(v, "problem_size"));
   return ReplaySpace{cache.kernel_name, cache.device_name,
                      ValidConfigs(std::move(parameters), std::move(indices), total, 0.0),
-                     std::move(keys), std::move(times), std::move(failures)};
+                     std::move(keys), std::move(times), std::move(failures), std::move(problem_size)};
 }
 
 ReplaySpace replay_space(const T4Results& results) {
@@ -229,12 +232,18 @@ std::vector<Config> ranked_configs(const ReplaySpace& space, std::size_t count) 
 
 PriorSpace load_prior_space(const std::filesystem::path& file) {
   const ReplaySpace space = load_replay_space(file);
-  return {file.string(), space.kernel, space.device, ranked_configs(space, kPriorConfigsPerSpace)};
+  return {file.string(), space.kernel, space.device, ranked_configs(space, kPriorConfigsPerSpace), space.problem_size};
 }
 
-std::vector<Config> prior_from_spaces(const std::vector<PriorSpace>& spaces, const std::string& kernel) {
+std::vector<Config> prior_from_spaces(const std::vector<PriorSpace>& spaces, const std::string& kernel,
+                                      const std::vector<double>& problem_size) {
   std::vector<std::vector<Config>> same_kernel, other_kernels;
-  for (const PriorSpace& space : spaces) (space.kernel == kernel ? same_kernel : other_kernels).push_back(space.ranked);
+  std::vector<const PriorSpace*> ordered;
+  for (const PriorSpace& space : spaces) ordered.push_back(&space);
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const PriorSpace* a, const PriorSpace* b) {
+    return problem_distance(a->problem_size, problem_size) < problem_distance(b->problem_size, problem_size);
+  });
+  for (const PriorSpace* space : ordered) (space->kernel == kernel ? same_kernel : other_kernels).push_back(space->ranked);
   return same_kernel_first(same_kernel, other_kernels);
 }
 

@@ -40,6 +40,7 @@ struct ReplaySpace {
   std::vector<std::string> keys;               // per config, its Kernel Tuner key "v1,v2,..."
   std::vector<std::optional<double>> time_ms;  // per config; nullopt for a failed record
   std::vector<std::optional<KernelTunerFailure>> failure;
+  std::vector<double> problem_size;  // the file's numeric problem_size entries (caches; empty for T4)
 
   // What evaluating config `index` gave when the space was measured.
   EvaluationResult recorded_result(std::size_t index) const;
@@ -107,11 +108,15 @@ struct PriorSpace {
   std::string kernel;
   std::string device;
   std::vector<Config> ranked;  // its kPriorConfigsPerSpace fastest configs, fastest first
+  std::vector<double> problem_size;  // as ReplaySpace's
 };
 // Reads a Kernel Tuner cache or T4 results as a prior space (InputError as load_replay_space).
 PriorSpace load_prior_space(const std::filesystem::path& file);
-// The prior that these spaces give a space of `kernel`: the spaces of that kernel first, then
-// the others, each contributing its best first (same_kernel_first, prior_configs.hpp).
-std::vector<Config> prior_from_spaces(const std::vector<PriorSpace>& spaces, const std::string& kernel);
+// The prior that these spaces give a space of `kernel` with these problem sizes: the spaces of
+// that kernel first, then the others, each contributing its best first (same_kernel_first,
+// prior_configs.hpp), and within each group the spaces of the closest problem first
+// (problem_distance; file order among equals and for files without sizes).
+std::vector<Config> prior_from_spaces(const std::vector<PriorSpace>& spaces, const std::string& kernel,
+                                      const std::vector<double>& problem_size = {});
 
 }  // namespace ktune

@@ -7,13 +7,18 @@
 namespace ktune {
 namespace {
 
-// The best configs of these measurements, those of this device first, then the most recently
-// measured first.
-std::vector<Config> closest_first(std::vector<BestMeasurement> others, const DeviceInfo& device) {
+// The best configs of these measurements, those of this device first, then the closest
+// problem, then the most recently measured.
+std::vector<Config> closest_first(std::vector<BestMeasurement> others, const DeviceInfo& device,
+                                  const Problem& problem) {
+  const std::vector<double> sizes = problem_sizes(problem);
   std::stable_sort(others.begin(), others.end(), [&](const BestMeasurement& a, const BestMeasurement& b) {
     const bool a_here = a.device.fingerprint == device.fingerprint;
     const bool b_here = b.device.fingerprint == device.fingerprint;
     if (a_here != b_here) return a_here;
+    const double a_distance = problem_distance(problem_sizes(a.problem), sizes);
+    const double b_distance = problem_distance(problem_sizes(b.problem), sizes);
+    if (a_distance != b_distance) return a_distance < b_distance;
     return a.measured_at > b.measured_at;
   });
   std::vector<Config> configs;
@@ -22,6 +27,12 @@ std::vector<Config> closest_first(std::vector<BestMeasurement> others, const Dev
 }
 
 }  // namespace
+
+std::vector<double> problem_sizes(const Problem& problem) {
+  std::vector<double> sizes;
+  for (const auto& [name, value] : problem.dims) sizes.push_back(static_cast<double>(value));
+  return sizes;
+}
 
 std::vector<Config> tune_prior(Store& store, const std::string& family, const std::string& backend,
                                const DeviceInfo& device, const Problem& problem) {
@@ -36,8 +47,8 @@ std::vector<Config> tune_prior(Store& store, const std::string& family, const st
     same_family.push_back(std::move(best));
   }
   std::vector<Config> prior;
-  append_unseen(prior, closest_first(std::move(same_family), device));
-  append_unseen(prior, closest_first(std::move(other_families), device));
+  append_unseen(prior, closest_first(std::move(same_family), device, problem));
+  append_unseen(prior, closest_first(std::move(other_families), device, problem));
   return prior;
 }
 

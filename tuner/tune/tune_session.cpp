@@ -222,7 +222,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   std::optional<std::size_t> budget_hint;
   if (request.budget) budget_hint = std::min(*request.budget, valid.size());
   StrategyOptions strategy_options{.seed = request.seed, .budget = budget_hint, .prior = {}};
-  strategy_options.prior = prior_from_spaces(request.prior_spaces, in.family.name());
+  strategy_options.prior = prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem));
   if (request.use_prior)
     append_unseen(strategy_options.prior, tune_prior(store, in.family.name(), request.backend, device, problem));
   summary.prior_configs = strategy_options.prior.size();
