@@ -146,8 +146,8 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--prior", options->prior_files,
                       "A fully measured space of the same kernel (other device or shape) whose fastest\n"
                       "configs tpe and forest try first; repeat for several (interleaved, each its best\n"
-                      "first; spaces of other kernels after those of this one). Configs are matched by\n"
-                      "parameter names and values; absent ones are skipped")
+                      "first; the closest problem size first, spaces of other kernels after those of this\n"
+                      "one). Configs are matched by parameter names and values; absent ones are skipped")
       ->check(CLI::ExistingFile);
   command->add_option("--strategy", options->strategies,
                       std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy + ")");

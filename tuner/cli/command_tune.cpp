@@ -291,8 +291,9 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--prior", options->prior_files,
                       "A recorded space (Kernel Tuner cache or T4 results, .json or .json.gz: from\n"
                       "`ktune tune --record`, Kernel Tuner or another tuner) whose 16 fastest configs forest\n"
-                      "and tpe try first, before the database's; repeat for several. Configs are matched by\n"
-                      "parameter names and values; those not valid here are skipped")
+                      "and tpe try first, before the database's; repeat for several (the closest problem\n"
+                      "size first). Configs are matched by parameter names and values; those not valid\n"
+                      "here are skipped")
       ->check(CLI::ExistingFile)
       ->excludes(no_prior);
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
