@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tuner/core/errors.hpp"
+#include "tuner/tune/tune_prior.hpp"
 
 namespace fs = std::filesystem;
 using namespace ktune;
@@ -413,6 +414,35 @@ TEST_F(StoreTest, BestMeasurementsPicksLowestOkMedian) {
   EXPECT_EQ(all[2].measurement_id, other_best);
   EXPECT_TRUE(store.best_measurements("gemm").empty());
   EXPECT_EQ(store.measured_families(), (std::vector<std::string>{"rmsnorm", "softmax"}));
+}
+
+// ktune tune's database prior: this device's other problems first, the closest problem first
+// among them (whatever was measured last), then other devices; the tuned problem itself is not
+// prior.
+TEST_F(StoreTest, TunePriorTakesThisDevicesClosestProblemFirst) {
+  Store store = Store::open(dir_ / "prior.db");
+  const DeviceInfo here = cpu_device();
+  const std::int64_t device = store.upsert_device(here);
+  const std::int64_t elsewhere = store.upsert_device(cpu_device("cpu:other-machine"));
+  const std::int64_t kernel = store.upsert_kernel("rmsnorm", "cpu", "hash-rmsnorm");
+  // Measured in this order: the close problem first, so recency alone would put it last.
+  const struct { std::int64_t device; Problem problem; std::int64_t threads; } measured[] = {
+      {device, make_problem(256, 2048), 1},     // 1 doubling away from 256 x 1024
+      {elsewhere, make_problem(256, 1024), 2},  // the tuned problem, on another device
+      {device, make_problem(16, 64), 3},        // 8 doublings away
+      {device, make_problem(256, 1024), 4},     // the tuned problem itself
+  };
+  for (const auto& m : measured) {
+    const std::int64_t problem = store.upsert_problem(m.problem);
+    const std::int64_t run = store.begin_run(run_info(), m.device, kernel, problem);
+    store.record_measurement(run, m.device, kernel, problem, make_config(m.threads), ok_result({100.0}));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // distinct times (milliseconds)
+  }
+  const std::vector<Config> prior = tune_prior(store, "rmsnorm", "cpu", here, make_problem(256, 1024));
+  ASSERT_EQ(prior.size(), 3u);
+  EXPECT_EQ(prior[0].get_int("threads"), 1);
+  EXPECT_EQ(prior[1].get_int("threads"), 3);
+  EXPECT_EQ(prior[2].get_int("threads"), 2);
 }
 
 // Ids differ between databases; merging matches devices, kernels, problems and runs by what they
