@@ -11,18 +11,24 @@ namespace {
 // problem, then the most recently measured.
 std::vector<Config> closest_first(std::vector<BestMeasurement> others, const DeviceInfo& device,
                                   const Problem& problem) {
+  // Each measurement's distance once, not once per comparison of the sort.
   const std::vector<double> sizes = problem_sizes(problem);
-  std::stable_sort(others.begin(), others.end(), [&](const BestMeasurement& a, const BestMeasurement& b) {
-    const bool a_here = a.device.fingerprint == device.fingerprint;
-    const bool b_here = b.device.fingerprint == device.fingerprint;
-    if (a_here != b_here) return a_here;
-    const double a_distance = problem_distance(problem_sizes(a.problem), sizes);
-    const double b_distance = problem_distance(problem_sizes(b.problem), sizes);
-    if (a_distance != b_distance) return a_distance < b_distance;
-    return a.measured_at > b.measured_at;
+  struct Ranked {
+    bool here;
+    double distance;
+    BestMeasurement* best;
+  };
+  std::vector<Ranked> ranked;
+  for (BestMeasurement& best : others)
+    ranked.push_back({best.device.fingerprint == device.fingerprint,
+                      problem_distance(problem_sizes(best.problem), sizes), &best});
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.here != b.here) return a.here;
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return a.best->measured_at > b.best->measured_at;
   });
   std::vector<Config> configs;
-  for (BestMeasurement& best : others) configs.push_back(std::move(best.config));
+  for (const Ranked& r : ranked) configs.push_back(std::move(r.best->config));
   return configs;
 }
 

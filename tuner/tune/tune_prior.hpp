@@ -5,10 +5,11 @@
 // The rule: the best ok config of every other (device, problem) of the same kernel family and
 // backend in the database (Store::best_measurements), those measured on this device first (a
 // new shape on known hardware), then those of other devices; within each, the closest problem
-// first (problem_distance over the dims, prior_configs.hpp), then the most recently measured. Then, in the same order, the best config of every (device, problem) of the
-// other families of this backend: the strategy takes only those valid in this space (the same
-// parameter names and values: ktune's row kernels share theirs), so a new family starts from
-// its siblings' fast configs. Measurements of this very device and problem are not prior: the
+// first (problem_distance over the dims, prior_configs.hpp), then the most recently measured.
+// Then, in the same order, the best config of every (device, problem) of the other families of
+// this backend: the strategy takes only those valid in this space (the same parameter names and
+// values: ktune's row kernels share theirs), so a new family starts from its siblings' fast
+// configs. Measurements of this very device and problem are not prior: the
 // tune reuses them directly.
 //
 //   const std::vector<Config> prior = tune_prior(store, "rmsnorm", "cpu", device, problem);
