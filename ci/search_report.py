@@ -18,6 +18,10 @@ every space of the other kernels (a sanity check: it must not make things much w
         shared/data/kernel_tuner_caches reports/h200-search/spaces reports/h100-search/spaces \
         reports/h100-search/heldout-2026-11-25 > transfer.md
 
+With --starting-points, every replay of a space recorded by ktune (FAMILY.BACKEND.*.json.gz) also
+takes the starting points of search_spaces/FAMILY.BACKEND.json, after any prior: how `ktune tune`
+begins with an empty database ("no prior" rows) or with one ("prior" rows).
+
 A folder stands for its *.json.gz spaces, without the *_T4.json.gz copy of a space it also
 holds as a Kernel Tuner cache."""
 import argparse
@@ -29,10 +33,22 @@ import sys
 
 STRATEGIES = ["random", "annealing", "genetic", "differential_evolution", "tpe", "forest"]
 FRACTIONS = [0.01, 0.02, 0.05]
+SPACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "search_spaces")
+USE_STARTING_POINTS = False
+
+
+def starting_points_arguments(space):
+    """--starting-points FILE for a space ktune recorded, when its family's space file exists."""
+    if not USE_STARTING_POINTS:
+        return []
+    parts = os.path.basename(space).split(".")
+    family_space = os.path.join(SPACES, f"{parts[0]}.{parts[1]}.json") if len(parts) > 3 else ""
+    return ["--starting-points", family_space] if family_space and os.path.exists(family_space) else []
 
 
 def replay(ktune, space, repeats):
     command = [ktune, "replay", "--cache", space, "--repeats", str(repeats), "--json"]
+    command += starting_points_arguments(space)
     for strategy in STRATEGIES:
         command += ["--strategy", strategy]
     for fraction in FRACTIONS:
@@ -66,6 +82,7 @@ TRANSFER_ROWS = [("forest", False), ("forest", True), ("tpe", False), ("tpe", Tr
 
 def transfer_replay(ktune, space, priors, strategy, repeats):
     command = [ktune, "replay", "--cache", space, "--repeats", str(repeats), "--json", "--strategy", strategy]
+    command += starting_points_arguments(space)
     for prior in priors:
         command += ["--prior", prior]
     for fraction in FRACTIONS:
@@ -137,8 +154,12 @@ def main():
     parser.add_argument("--only", action="append", default=[],
                         help="with --prior-from-family: score only the spaces whose path holds this text "
                              "(repeatable)")
+    parser.add_argument("--starting-points", action="store_true",
+                        help="replay spaces ktune recorded with their family's starting points, after any prior")
     parser.add_argument("spaces", nargs="+", help="spaces, or folders of them")
     args = parser.parse_args()
+    global USE_STARTING_POINTS
+    USE_STARTING_POINTS = args.starting_points
     if args.prior_from_family:
         return transfer_report(args)
 

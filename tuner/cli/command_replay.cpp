@@ -10,6 +10,7 @@
 
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/search_space.hpp"
 #include "tuner/formats/kernel_tuner_cache.hpp"
 #include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/replay.hpp"
@@ -20,6 +21,7 @@ namespace {
 struct ReplayOptions {
   std::string cache_file;
   std::vector<std::string> prior_files;
+  std::string starting_points_file;  // a ktune search space whose starting points join the prior
   std::vector<std::string> strategies;  // default: kDefaultStrategy
   std::vector<std::size_t> budgets;
   std::vector<double> budget_fractions;
@@ -84,7 +86,18 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   const ReplaySpace space = load_replay_space(options.cache_file);
   std::vector<PriorSpace> priors;
   for (const std::string& file : options.prior_files) priors.push_back(load_prior_space(file));
-  const std::vector<Config> prior = prior_from_spaces(priors, space.kernel, space.problem_size);
+  std::vector<Config> prior = prior_from_spaces(priors, space.kernel, space.problem_size);
+  std::size_t starting_points = 0;
+  if (!options.starting_points_file.empty()) {
+    // After the --prior spaces, as ktune tune puts them after its database's prior.
+    const SearchSpace family_space = SearchSpace::load(options.starting_points_file);
+    if (!space.kernel.empty() && family_space.family() != space.kernel)
+      throw InputError("--starting-points " + options.starting_points_file + ": describes " + family_space.family() +
+                       ", but " + options.cache_file + " measured " + space.kernel);
+    const std::size_t from_spaces = prior.size();
+    append_unseen(prior, family_space.starting_points());
+    starting_points = prior.size() - from_spaces;  // those not already among the spaces' configs
+  }
   const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
   std::vector<StrategyScore> scores;
@@ -112,6 +125,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
     for (const PriorSpace& p : priors)
       prior_json.push_back({{"file", p.file}, {"kernel", p.kernel}, {"device", p.device}, {"configs", p.ranked.size()}});
     document["priors"] = prior_json;
+    document["starting_points"] = starting_points;
     document["prior_configs"] = prior.size();
     document["prior_configs_valid"] = prior_valid_here;
     print_json(document);
@@ -120,8 +134,9 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   std::cout << (space.kernel.empty() ? options.cache_file : space.kernel)
             << (space.device.empty() ? "" : " on " + space.device) << ": " << space.valid.size() << " configs, "
             << options.repeats << " repeats from seed " << options.seed << "\n";
-  if (!priors.empty())
-    std::cout << "prior: " << prior.size() << " configs from " << priors.size() << " spaces, " << prior_valid_here
+  if (!prior.empty())
+    std::cout << "prior: " << prior.size() << " configs (" << prior.size() - starting_points << " from "
+              << priors.size() << " spaces, " << starting_points << " starting points), " << prior_valid_here
               << " of them valid here\n";
   print_table(scores, baselines);
   return 0;
@@ -148,6 +163,11 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
                       "configs tpe and forest try first; repeat for several (interleaved, each its best\n"
                       "first; the closest problem size first, spaces of other kernels after those of this\n"
                       "one). Configs are matched by parameter names and values; absent ones are skipped")
+      ->check(CLI::ExistingFile);
+  command->add_option("--starting-points", options->starting_points_file,
+                      "A ktune search space file (e.g. search_spaces/gemm.cuda.json) whose starting points\n"
+                      "join the prior after the --prior spaces, as ktune tune offers them after its\n"
+                      "database's prior: how a tune on an empty database begins")
       ->check(CLI::ExistingFile);
   command->add_option("--strategy", options->strategies,
                       std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy + ")");

@@ -287,7 +287,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   auto* no_prior = command->add_flag("--no-prior", options->no_prior,
                     "Do not start forest or tpe from the best configs of this kernel and backend measured\n"
                     "for other problems or devices in the database, nor from those of other kernels with\n"
-                    "the same parameters (transfer; reports/search.md)");
+                    "the same parameters, nor from the space's starting points (configs that were fast on\n"
+                    "the spaces recorded so far, tried after the database's; reports/search.md)");
   command->add_option("--prior", options->prior_files,
                       "A recorded space (Kernel Tuner cache or T4 results, .json or .json.gz: from\n"
                       "`ktune tune --record`, Kernel Tuner or another tuner) whose 16 fastest configs forest\n"

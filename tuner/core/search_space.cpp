@@ -153,6 +153,26 @@ SearchSpace SearchSpace::load(const std::filesystem::path& file) {
   return space;
 }
 
+namespace {
+
+// A config the file spells out in full ("default", each of "starting_points"): every parameter
+// with one of its values, nothing else, in the space's parameter order.
+Config read_full_config(const nlohmann::json& json, const std::vector<Parameter>& parameters, const std::string& at) {
+  Config given = Config::from_json(json, at);
+  Config ordered;
+  for (const auto& parameter : parameters) {
+    if (!given.has(parameter.name)) throw InputError(at + ": no value for parameter '" + parameter.name + "'");
+    const Value& value = given.at(parameter.name);
+    if (std::find(parameter.values.begin(), parameter.values.end(), value) == parameter.values.end())
+      throw InputError(at + "." + parameter.name + ": " + to_string(value) + " is not one of the parameter's values");
+    ordered.values.emplace_back(parameter.name, value);
+  }
+  if (given.values.size() != ordered.values.size()) throw InputError(at + ": names a parameter the space does not have");
+  return ordered;
+}
+
+}  // namespace
+
 SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string& where) {
   SearchSpace space;
   space.source_ = where;
@@ -239,22 +259,13 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
     }
   }
 
-  if (json.contains("default")) {
-    const std::string at = where + ".default";
-    Config given = Config::from_json(json.at("default"), at);
-    Config ordered;
-    for (const auto& parameter : space.parameters_) {
-      if (!given.has(parameter.name))
-        throw InputError(at + ": no value for parameter '" + parameter.name + "'");
-      const Value& value = given.at(parameter.name);
-      if (std::find(parameter.values.begin(), parameter.values.end(), value) == parameter.values.end())
-        throw InputError(at + "." + parameter.name + ": " + to_string(value) +
-                         " is not one of the parameter's values");
-      ordered.values.emplace_back(parameter.name, value);
-    }
-    if (given.values.size() != ordered.values.size())
-      throw InputError(at + ": names a parameter the space does not have");
-    space.default_config_ = std::move(ordered);
+  if (json.contains("default")) space.default_config_ = read_full_config(json.at("default"), space.parameters_, where + ".default");
+  if (json.contains("starting_points")) {
+    const std::string at = where + ".starting_points";
+    const auto& points = json.at("starting_points");
+    if (!points.is_array()) throw InputError(at + ": expected an array of configs");
+    for (std::size_t i = 0; i < points.size(); ++i)
+      space.starting_points_.push_back(read_full_config(points[i], space.parameters_, at + "[" + std::to_string(i) + "]"));
   }
   return space;
 }

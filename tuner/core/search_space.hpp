@@ -100,6 +100,11 @@ class SearchSpace {
 
   // The untuned default config from the file ("default"), if it has one.
   const std::optional<Config>& default_config() const { return default_config_; }
+  // Configs that were fast on the spaces recorded so far ("starting_points", best first; derived
+  // by ci/choose_starting_points.py): a tune with nothing in its database for this kernel starts
+  // from them, as from a prior (tuner/strategies/prior_configs.hpp). Those not valid for a
+  // problem are skipped there.
+  const std::vector<Config>& starting_points() const { return starting_points_; }
   // Launch geometry evaluated for one config, e.g. {"tasks": 64}.
   std::map<std::string, Value> launch(const Config& config, const SpaceContext& context) const;
 
@@ -111,6 +116,7 @@ class SearchSpace {
   std::vector<Constraint> constraints_;
   std::vector<std::pair<std::string, Expression>> launch_;
   std::optional<Config> default_config_;
+  std::vector<Config> starting_points_;
 };
 
 }  // namespace ktune

@@ -223,8 +223,11 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   if (request.budget) budget_hint = std::min(*request.budget, valid.size());
   StrategyOptions strategy_options{.seed = request.seed, .budget = budget_hint, .prior = {}};
   strategy_options.prior = prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem));
-  if (request.use_prior)
+  if (request.use_prior) {
     append_unseen(strategy_options.prior, tune_prior(store, in.family.name(), request.backend, device, problem));
+    // Last: the family's own record of what was fast elsewhere, which an empty database lacks.
+    append_unseen(strategy_options.prior, in.space.starting_points());
+  }
   summary.prior_configs = strategy_options.prior.size();
   if (!strategy_options.prior.empty())
     summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, strategy_options.prior).size();
