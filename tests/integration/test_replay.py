@@ -122,6 +122,68 @@ class Replay(harness.KtuneTestCase):
             self.assertEqual(run["evaluated"][0], near_best, f"prior order {order}")
             self.assertEqual(run["evaluated"][1], far_best, f"prior order {order}")
 
+    def recorded(self, name):
+        return os.path.join(harness.ARGS.source_dir, "reports", "h200-search", "heldout-2026-11-26c", name)
+
+    def space_with_starting_points(self, family_file, points):
+        with open(os.path.join(harness.ARGS.source_dir, "search_spaces", family_file)) as f:
+            space = json.load(f)
+        space["starting_points"] = points
+        path = os.path.join(self.dir, family_file)
+        with open(path, "w") as f:
+            json.dump(space, f)
+        return path
+
+    def test_starting_points_are_evaluated_after_the_prior(self):
+        # Two configs of the recorded space, neither among its fastest, as the family's starting
+        # points; a prior space of the same kernel goes before them, as in ktune tune.
+        cache_file = self.recorded("rmsnorm.cuda.rows8192_cols8192.fp16.json.gz")
+        cache = json.load(gzip.open(cache_file))
+        names = cache["tune_params_keys"]
+        timed = sorted((r["time"], k) for k, r in cache["cache"].items() if isinstance(r["time"], float))
+        picks = [timed[len(timed) // 3][1], timed[len(timed) // 2][1]]
+        points = [{n: cache["cache"][key][n] for n in names} for key in picks]
+        space_file = self.space_with_starting_points("rmsnorm.cuda.json", points)
+        args = ["--cache", cache_file, "--budget", "40", "--repeats", "3", "--strategy", "forest"]
+        runs = self.ktune_json("replay", *args, "--starting-points", space_file)
+        self.assertEqual(runs["starting_points"], 2)
+        for run in runs["repeats"]:
+            self.assertEqual(run["evaluated"][:2], picks)
+        for run in self.ktune_json("replay", *args)["repeats"]:
+            self.assertNotEqual(run["evaluated"][:2], picks)
+        # With a prior space of the same kernel, its configs fill the prior's share of the start-up
+        # (3 of 6) and the starting points wait behind them.
+        prior = os.path.join(harness.ARGS.source_dir, "reports", "h200-search", "spaces",
+                             "rmsnorm.cuda.rows16384_cols4096.bf16.json.gz")
+        prior_only = self.ktune_json("replay", *args, "--prior", prior)
+        both = self.ktune_json("replay", *args, "--prior", prior, "--starting-points", space_file)
+        self.assertEqual(both["prior_configs"], prior_only["prior_configs"] + 2)
+        for run, alone in zip(both["repeats"], prior_only["repeats"]):
+            self.assertEqual(run["evaluated"][:3], alone["evaluated"][:3])
+            self.assertFalse(set(picks) & set(run["evaluated"][:3]))
+
+    def test_starting_points_of_another_family_exit_2(self):
+        cache_file = self.recorded("rmsnorm.cuda.rows8192_cols8192.fp16.json.gz")
+        gemm = os.path.join(harness.ARGS.source_dir, "search_spaces", "gemm.cuda.json")
+        result = self.ktune("replay", "--cache", cache_file, "--starting-points", gemm, check=2)
+        self.assertIn("describes gemm, but", result.stderr)
+        self.assertIn("measured rmsnorm", result.stderr)
+
+    def test_tune_starts_from_the_spaces_starting_points(self):
+        points = [{"threads": 1, "rows_per_task": 4, "vector_width": 16, "unroll": 2},
+                  {"threads": 2, "rows_per_task": 8, "vector_width": 4, "unroll": 4}]
+        space_file = self.space_with_starting_points("rmsnorm.cpu.json", points)
+        fast = ["--backend", "cpu", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", "--space", space_file,
+                "--budget", "12", "--no-export", "--max-seconds-per-config", "0.05", "--min-samples", "5"]
+        summary = self.ktune_json("tune", *fast, "--db", self.db)
+        self.assertEqual(summary["prior_configs"], 2)
+        order = [json.loads(c) for (c,) in self.query("SELECT config FROM measurements ORDER BY id")]
+        # The family's default first (the speed-up baseline), then the starting points.
+        self.assertEqual(order[0], {"threads": 1, "rows_per_task": 16, "vector_width": 8, "unroll": 1})
+        self.assertEqual(order[1:3], points)
+        off = self.ktune_json("tune", *fast, "--db", os.path.join(self.dir, "off.db"), "--no-prior")
+        self.assertEqual(off["prior_configs"], 0)
+
     def test_a_prior_of_another_kernel_changes_nothing(self):
         # Its parameters are not this space's, so none of its configs is valid here.
         args = ["--cache", self.shared("convolution_milo_A4000.json.gz"), "--budget", "20", "--repeats", "2"]

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -77,6 +78,46 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
     }
   }
   EXPECT_GE(spaces, 11);
+}
+
+// The starting points are recorded configs (ci/choose_starting_points.py); a later change of a
+// space's constraints must not leave one unusable: each is valid, on an H200, at one of the shapes
+// and precisions of the family the spaces were recorded at (rows of 1024 to 32768, GEMMs from
+// skinny to square, heads of 64 to 256).
+TEST(CudaSpaces, StartingPointsAreValidAtARecordedKindOfShape) {
+  using Shape = std::map<std::string, std::int64_t>;
+  const std::filesystem::path dir = std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces";
+  int with_points = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (!file.ends_with(".cuda.json")) continue;
+    const SearchSpace space = SearchSpace::load(entry.path());
+    if (space.starting_points().empty()) continue;
+    ++with_points;
+    const std::string& name = space.family();
+    std::vector<Shape> shapes;
+    if (name == "gemm") {
+      for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{4096, 4096, 4096}, {256, 4096, 14336}, {768, 3072, 768}})
+        for (const std::int64_t layout : {0, 1}) shapes.push_back({{"m", m}, {"n", n}, {"k", k}, {"b_layout", layout}});
+    } else if (name == "rmsnorm_rope") {
+      for (const std::int64_t head_dim : {64, 128, 256}) shapes.push_back({{"rows", 4096}, {"heads", 16}, {"head_dim", head_dim}});
+    } else if (name == "flash_attention") {
+      shapes.push_back({{"batch", 4}, {"heads", 16}, {"seq_q", 2048}, {"seq_kv", 2048}, {"head_dim", 128}, {"causal", 1}});
+    } else {
+      for (const auto& [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16384, 4096}, {4096, 1024}, {2048, 32768}, {4096, 14336}})
+        shapes.push_back({{"rows", rows}, {"cols", cols}});
+    }
+    const KernelFamily& family = find_family(name);
+    for (const Config& point : space.starting_points()) {
+      bool valid_somewhere = false;
+      for (const Shape& shape : shapes)
+        for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::fp32})
+          valid_somewhere = valid_somewhere ||
+                            space.violated(point, make_context(family.make_problem(shape, precision), hopper())).empty();
+      EXPECT_TRUE(valid_somewhere) << file << ": " << point.key();
+    }
+  }
+  EXPECT_GE(with_points, 10);  // every CUDA family with a recorded space
 }
 
 // Several flash-attention blocks per SM share its registers and shared memory: the space offers

@@ -189,6 +189,41 @@ TEST(SearchSpace, BadFilesNameTheProblem) {
   expect_error(json, "duplicate parameter 'a'");
 }
 
+TEST(SearchSpace, StartingPointsKeepTheirOrderAndAreCheckedLikeTheDefault) {
+  auto json = space_json();
+  json["starting_points"] = nlohmann::json::parse(R"([{"d": 5, "mode": "y", "c": 0, "b": 8, "a": 4},
+                                                      {"a": 1, "b": 1, "c": 0, "mode": "x", "d": 1}])");
+  const SearchSpace space = SearchSpace::from_json(json, "demo.json");
+  ASSERT_EQ(space.starting_points().size(), 2u);
+  EXPECT_EQ(space.starting_points()[0].key(), R"({"a":4,"b":8,"c":0,"d":5,"mode":"y"})");
+  EXPECT_EQ(space.starting_points()[1].key(), R"({"a":1,"b":1,"c":0,"d":1,"mode":"x"})");
+  std::vector<std::string> names;  // in the parameters' order, as the default
+  for (const auto& [name, value] : space.starting_points()[0].values) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "mode", "d"}));
+  EXPECT_TRUE(SearchSpace::from_json(space_json(), "demo.json").starting_points().empty());
+
+  auto expect_error = [](const nlohmann::json& bad, const std::string& fragment) {
+    try {
+      SearchSpace::from_json(bad, "bad.json");
+      ADD_FAILURE() << "no error for " << bad.dump();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  auto bad = json;
+  bad["starting_points"][1]["b"] = 3;
+  expect_error(bad, "bad.json.starting_points[1].b: 3 is not one of");
+  bad = json;
+  bad["starting_points"][0].erase("mode");
+  expect_error(bad, "bad.json.starting_points[0]: no value for parameter 'mode'");
+  bad = json;
+  bad["starting_points"][0]["e"] = 1;
+  expect_error(bad, "bad.json.starting_points[0]: names a parameter the space does not have");
+  bad = json;
+  bad["starting_points"] = json["starting_points"][0];
+  expect_error(bad, "bad.json.starting_points: expected an array");
+}
+
 TEST(SearchSpace, UnknownNameInConstraintIsReportedAtEnumeration) {
   const SearchSpace space = SearchSpace::from_json(space_json(), "demo.json");
   EXPECT_THROW(space.enumerate({{"rows", Value{std::int64_t{12}}}}), InputError);  // no "limit"
