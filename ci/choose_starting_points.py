@@ -9,7 +9,7 @@ space's optimum; a config the space lacks counts as a random one, 0.5).
 Caches are ktune recordings named FAMILY.BACKEND.PROBLEM.PRECISION.json[.gz] (T4 files skipped).
 --leave-one-out prints, for every space, where the points chosen from the family's other spaces
 rank in it: the honest estimate of how they do on a space they were not chosen from.
---replay KTUNE scores forest on each space (1 / 2 / 5% budgets) from scratch and from the
+--replay KTUNE scores --strategy (default auto) on each space (1 / 2 / 5% budgets) from scratch and from the
 starting points chosen without it, with `ktune replay --starting-points`.
 --write puts them into search_spaces/FAMILY.BACKEND.json as "starting_points" (parameters the
 recordings lack take the space's default value; configs the space cannot hold are dropped)."""
@@ -58,8 +58,8 @@ def write_starting_points(family, backend, chosen, target=None):
     return target
 
 
-def forest_scores(ktune, cache, repeats, starting_points_file=None):
-    command = [ktune, "replay", "--cache", str(cache), "--strategy", "forest", "--repeats", str(repeats), "--json"]
+def replay_scores(ktune, strategy, cache, repeats, starting_points_file=None):
+    command = [ktune, "replay", "--cache", str(cache), "--strategy", strategy, "--repeats", str(repeats), "--json"]
     for fraction in FRACTIONS:
         command += ["--budget-fraction", str(fraction)]
     if starting_points_file:
@@ -69,9 +69,9 @@ def forest_scores(ktune, cache, repeats, starting_points_file=None):
             for b in sorted({r["budget"] for r in document["results"]})]
 
 
-def leave_one_out_replay(ktune, repeats, families, count):
-    """forest at 1 / 2 / 5%, from scratch and from starting points chosen without the space."""
-    print("\n| space | from scratch | from starting points chosen without it |\n|---|---|---|")
+def leave_one_out_replay(ktune, strategy, repeats, families, count):
+    """Scores at 1 / 2 / 5%, from scratch and from starting points chosen without the space."""
+    print(f"\n`{strategy}`:\n\n| space | from scratch | from starting points chosen without it |\n|---|---|---|")
     sums = [[0.0] * len(FRACTIONS), [0.0] * len(FRACTIONS)]
     n = 0
     with tempfile.TemporaryDirectory() as folder:
@@ -82,7 +82,8 @@ def leave_one_out_replay(ktune, repeats, families, count):
                 chosen = choose(spaces[:i] + spaces[i + 1:], count)
                 copy = write_starting_points(family, backend, [{p: json.loads(v) for p, v in c} for c in chosen],
                                              pathlib.Path(folder) / f"{family}.{backend}.json")
-                rows = [forest_scores(ktune, space["path"], repeats), forest_scores(ktune, space["path"], repeats, copy)]
+                rows = [replay_scores(ktune, strategy, space["path"], repeats),
+                        replay_scores(ktune, strategy, space["path"], repeats, copy)]
                 for total, row in zip(sums, rows):
                     for k, score in enumerate(row):
                         total[k] += score
@@ -145,8 +146,9 @@ def main():
     parser.add_argument("--leave-one-out", action="store_true")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--replay", metavar="KTUNE",
-                        help="score forest with `KTUNE replay` on every space, from scratch and from the starting "
-                             "points chosen without that space (leave one out)")
+                        help="score --strategy with `KTUNE replay` on every space, from scratch and from the "
+                             "starting points chosen without that space (leave one out)")
+    parser.add_argument("--strategy", default="auto", help="with --replay (default: auto, ktune's default)")
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
@@ -175,7 +177,7 @@ def main():
                 others = choose(spaces[:i] + spaces[i + 1:], args.count)
                 print(f"   left out {s['name']}: " + " ".join(f"{share_faster(s, c):.3f}" for c in others))
     if args.replay:
-        leave_one_out_replay(args.replay, args.repeats, families, args.count)
+        leave_one_out_replay(args.replay, args.strategy, args.repeats, families, args.count)
     return 0
 
 

@@ -28,7 +28,7 @@ class Replay(harness.KtuneTestCase):
         slowest = max(times.values())
         result = self.ktune_json("replay", "--cache", cache_file, "--budget", "40", "--repeats", "5",
                                  "--seed", "3")
-        self.assertEqual(result["strategy"], "forest")  # the default
+        self.assertEqual(result["strategy"], "forest")  # the default, auto, without a prior
         self.assertEqual([run["seed"] for run in result["repeats"]], [3, 4, 5, 6, 7])
         optimum = min(times.values())
         self.assertAlmostEqual(result["optimum_ms"], optimum)
@@ -162,6 +162,19 @@ class Replay(harness.KtuneTestCase):
             self.assertEqual(run["evaluated"][:3], alone["evaluated"][:3])
             self.assertFalse(set(picks) & set(run["evaluated"][:3]))
 
+    def test_the_default_is_tpe_with_a_prior_and_forest_without(self):
+        cache_file = self.shared("convolution_milo_A4000.json.gz")
+        prior = ["--prior", self.shared("convolution_milo_A100.json.gz")]
+        args = ["--cache", cache_file, "--budget", "30", "--repeats", "2"]
+        for extra, stands_for in (([], "forest"), (prior, "tpe")):
+            automatic = self.ktune_json("replay", *args, *extra)
+            self.assertEqual(automatic["strategy"], stands_for)
+            named = self.ktune_json("replay", *args, *extra, "--strategy", stands_for)
+            self.assertEqual(automatic["repeats"], named["repeats"])
+        # A prior whose configs are not valid here (another kernel's) leaves it forest.
+        unrelated = ["--prior", self.shared("dedispersion_milo_A100.json.gz")]
+        self.assertEqual(self.ktune_json("replay", *args, *unrelated)["strategy"], "forest")
+
     def test_starting_points_of_another_family_exit_2(self):
         cache_file = self.recorded("rmsnorm.cuda.rows8192_cols8192.fp16.json.gz")
         gemm = os.path.join(harness.ARGS.source_dir, "search_spaces", "gemm.cuda.json")
@@ -177,12 +190,16 @@ class Replay(harness.KtuneTestCase):
                 "--budget", "12", "--no-export", "--max-seconds-per-config", "0.05", "--min-samples", "5"]
         summary = self.ktune_json("tune", *fast, "--db", self.db)
         self.assertEqual(summary["prior_configs"], 2)
+        self.assertEqual(summary["strategy"], "tpe")  # auto, with a prior
         order = [json.loads(c) for (c,) in self.query("SELECT config FROM measurements ORDER BY id")]
         # The family's default first (the speed-up baseline), then the starting points.
         self.assertEqual(order[0], {"threads": 1, "rows_per_task": 16, "vector_width": 8, "unroll": 1})
         self.assertEqual(order[1:3], points)
         off = self.ktune_json("tune", *fast, "--db", os.path.join(self.dir, "off.db"), "--no-prior")
         self.assertEqual(off["prior_configs"], 0)
+        self.assertEqual(off["strategy"], "forest")
+        (recorded,), = self.query("SELECT strategy FROM runs", db=os.path.join(self.dir, "off.db"))
+        self.assertEqual(recorded, "forest")
 
     def test_a_prior_of_another_kernel_changes_nothing(self):
         # Its parameters are not this space's, so none of its configs is valid here.

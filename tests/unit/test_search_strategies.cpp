@@ -333,6 +333,29 @@ TEST(SearchStrategies, BudgetHintKeepsTheContract) {
 
 Config grid_config(std::int64_t a, std::int64_t b) { return Config{{{"a", Value{a}}, {"b", Value{b}}}}; }
 
+// The default: tpe when a prior config is valid in the space, forest otherwise; it then runs
+// exactly as the strategy it stands for.
+TEST(SearchStrategies, AutoIsTpeWithAValidPriorAndForestWithout) {
+  const ValidConfigs valid = grid(12);
+  const std::vector<Config> valid_prior{grid_config(3, 4)};
+  const std::vector<Config> foreign_prior{Config{{{"x", Value{std::int64_t{1}}}}}};
+  EXPECT_EQ(resolve_strategy("auto", valid, {}), "forest");
+  EXPECT_EQ(resolve_strategy("auto", valid, foreign_prior), "forest");
+  EXPECT_EQ(resolve_strategy("auto", valid, valid_prior), "tpe");
+  EXPECT_EQ(resolve_strategy("annealing", valid, valid_prior), "annealing");
+  EXPECT_EQ(std::string(kDefaultStrategy), "auto");
+  for (const auto& [prior, stands_for] :
+       std::vector<std::pair<std::vector<Config>, std::string>>{{{}, "forest"}, {valid_prior, "tpe"}}) {
+    const StrategyOptions options{.seed = 9, .budget = 20, .prior = prior};
+    auto automatic = make_strategy("auto", valid, options);
+    auto named = make_strategy(stands_for, valid, options);
+    auto other = make_strategy(stands_for == "tpe" ? "forest" : "tpe", valid, options);
+    const auto order = run(*automatic, valid, smooth, 20);
+    EXPECT_EQ(order, run(*named, valid, smooth, 20)) << stands_for;
+    EXPECT_NE(order, run(*other, valid, smooth, 20)) << stands_for;
+  }
+}
+
 // Transfer: prior configs valid here come first, in the prior's order, in part of the start-up;
 // invalid ones (a hole, a value the space lacks, a missing parameter) and repeats are skipped;
 // the rest of the run is unchanged in its contract.

@@ -105,7 +105,9 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   for (const std::size_t budget : budgets_for(options, space.valid.size())) {
     const ReplayBaseline baseline = replay_baseline(space, budget);
     for (const std::string& strategy : options.strategies) {
-      scores.push_back(score_strategy(space, strategy, budget, options.repeats, options.seed, prior));
+      // "auto" is scored, and reported, as the strategy it stands for on this space and prior.
+      const std::string resolved = resolve_strategy(strategy, space.valid, prior);
+      scores.push_back(score_strategy(space, resolved, budget, options.repeats, options.seed, prior));
       baselines.push_back(baseline);
     }
   }
@@ -170,7 +172,8 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
                       "database's prior: how a tune on an empty database begins")
       ->check(CLI::ExistingFile);
   command->add_option("--strategy", options->strategies,
-                      std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy + ")");
+                      std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy +
+                          ": tpe with a prior valid here, forest without)");
   command->add_option("--budget", options->budgets, "Evaluations per run; repeat for several")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max() / 2));
   command->add_option("--budget-fraction", options->budget_fractions,

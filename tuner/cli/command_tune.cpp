@@ -278,12 +278,14 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       ->check(non_empty("give dim=value pairs such as rows=256,cols=1024, or leave out --shape for the family's "
                         "default (see ktune list)"));
   command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
-  command->add_option("--strategy", options->strategy, "forest (model-based: a random forest on the ranks of the\n"
+  command->add_option("--strategy", options->strategy, "auto, forest (model-based: a random forest on the ranks of the\n"
                       "times, with expected improvement), tpe (model-based: a tree-structured Parzen estimator),\n"
                       "random (sampling without replacement), brute_force (enumeration order), annealing\n"
                       "(simulated annealing between neighbouring configs), genetic (a genetic algorithm)\n"
-                      "or differential_evolution; each covers the whole space when unlimited. The default\n"
-                      "scored best on recorded GPU spaces (ktune replay, reports/search.md)")->capture_default_str();
+                      "or differential_evolution; each covers the whole space when unlimited. auto, the\n"
+                      "default: tpe when a prior config (database, --prior or the space's starting points)\n"
+                      "is valid here, forest otherwise; what scored best on recorded GPU spaces with and\n"
+                      "without a prior (ktune replay, reports/search.md)")->capture_default_str();
   auto* no_prior = command->add_flag("--no-prior", options->no_prior,
                     "Do not start forest or tpe from the best configs of this kernel and backend measured\n"
                     "for other problems or devices in the database, nor from those of other kernels with\n"

@@ -11,6 +11,8 @@
 #include "tuner/strategies/differential_evolution.hpp"
 #include "tuner/strategies/forest_search.hpp"
 #include "tuner/strategies/genetic.hpp"
+#include "tuner/strategies/prior_configs.hpp"
+#include "tuner/strategies/space_index.hpp"
 #include "tuner/strategies/tree_parzen.hpp"
 
 namespace ktune {
@@ -42,7 +44,15 @@ std::optional<std::size_t> RandomSampling::propose() {
   return order_[drawn_++];
 }
 
-std::vector<std::string> strategy_names() { return {"annealing", "brute_force", "differential_evolution", "forest", "genetic", "random", "tpe"}; }
+std::vector<std::string> strategy_names() {
+  return {"auto", "annealing", "brute_force", "differential_evolution", "forest", "genetic", "random", "tpe"};
+}
+
+std::string resolve_strategy(const std::string& name, const ValidConfigs& valid, const std::vector<Config>& prior) {
+  if (name != "auto") return name;
+  const bool prior_applies = !prior.empty() && PriorQueue(SpaceIndex(valid), valid, prior).size() > 0;
+  return prior_applies ? "tpe" : "forest";
+}
 
 void check_strategy_name(const std::string& name) {
   const auto names = strategy_names();
@@ -51,6 +61,7 @@ void check_strategy_name(const std::string& name) {
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const ValidConfigs& valid, const StrategyOptions& options) {
+  if (name == "auto") return make_strategy(resolve_strategy(name, valid, options.prior), valid, options);
   const std::uint64_t seed = options.seed;
   if (name == "annealing") return std::make_unique<SimulatedAnnealing>(valid, seed);
   if (name == "genetic") return std::make_unique<GeneticAlgorithm>(valid, seed);

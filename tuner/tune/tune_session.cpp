@@ -145,6 +145,7 @@ nlohmann::json TuneSummary::to_json() const {
                         {"interrupted", interrupted},
                         {"run_id", run_id},
                         {"devices", devices},
+                        {"strategy", strategy},
                         {"prior_configs", prior_configs},
                         {"prior_configs_valid", prior_configs_valid}};
   if (!lost.empty()) out["lost"] = lost;
@@ -208,15 +209,6 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   const auto device_id = store.upsert_device(device);
   const auto kernel_id = store.upsert_kernel(in.family.name(), request.backend, in.source_hash);
   const auto problem_id = store.upsert_problem(problem);
-  RunInfo run{build_info::version, build_info::git_commit, request.argv, host_name(), "tune",
-              request.strategy, request.seed};
-  summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
-  RunGuard run_guard(store, summary.run_id);
-  auto stored = store.load_measurements(device_id, kernel_id, problem_id);
-
-  // The family's default goes first, so every tune reports its speed-up over the default.
-  std::optional<std::size_t> default_index;
-  if (in.space.default_config()) default_index = valid.find(*in.space.default_config());
   // The budget counts the default and reused configs too, so it is an upper bound on what the
   // strategy itself gets to propose: close enough to plan exploration by.
   std::optional<std::size_t> budget_hint;
@@ -231,7 +223,18 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   summary.prior_configs = strategy_options.prior.size();
   if (!strategy_options.prior.empty())
     summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, strategy_options.prior).size();
-  auto strategy = make_strategy(request.strategy, valid, strategy_options);
+  // "auto" becomes the strategy it stands for here, which the run records.
+  summary.strategy = resolve_strategy(request.strategy, valid, strategy_options.prior);
+  RunInfo run{build_info::version, build_info::git_commit, request.argv, host_name(), "tune",
+              summary.strategy, request.seed};
+  summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
+  RunGuard run_guard(store, summary.run_id);
+  auto stored = store.load_measurements(device_id, kernel_id, problem_id);
+
+  // The family's default goes first, so every tune reports its speed-up over the default.
+  std::optional<std::size_t> default_index;
+  if (in.space.default_config()) default_index = valid.find(*in.space.default_config());
+  auto strategy = make_strategy(summary.strategy, valid, strategy_options);
   bool default_pending = default_index.has_value();
   auto next_index = [&]() -> std::optional<std::size_t> {
     if (default_pending) {

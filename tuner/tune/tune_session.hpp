@@ -85,6 +85,7 @@ struct TuneSummary {
   std::vector<std::string> lost;     // MPI ranks lost during the tune
   std::size_t prior_configs = 0;     // prior configs offered to the strategy (tune_prior.hpp)
   std::size_t prior_configs_valid = 0;  // of those, the ones valid in this space
+  std::string strategy;  // the one that ran ("auto" resolved: resolve_strategy)
 
   nlohmann::json to_json() const;
 };
