@@ -76,6 +76,15 @@ void print_summary(const TuneSummary& s, const std::string& header) {
                     s.space_file.filename().string() + ")");
   std::string outcomes;
   for (const auto& [name, count] : s.outcomes) outcomes += (outcomes.empty() ? "" : ", ") + name + " " + std::to_string(count);
+  // Which strategy ran ("auto" resolved) and what it started from, so a surprising result can be
+  // traced to a misleading prior.
+  const bool takes_a_prior = s.strategy == "tpe" || s.strategy == "forest";
+  line("search", s.strategy + (!takes_a_prior ? std::string()
+                               : s.prior_configs_valid == 0
+                                   ? std::string(", from scratch")
+                                   : ", starting from " + std::to_string(s.prior_configs_valid) + " of " +
+                                         std::to_string(s.prior_configs) +
+                                         " prior configs valid here (earlier tunes, then the space's starting points)"));
   line("visited", std::to_string(s.evaluated) + " measured now, " + std::to_string(s.reused) +
                       " reused from the database (" + outcomes + "); " + s.stop_reason);
   if (s.best) {
