@@ -89,6 +89,9 @@ def leave_one_out_replay(ktune, strategy, repeats, families, count):
                         total[k] += score
                 n += 1
                 print(f"| {space['name']} | " + " | ".join(" / ".join(f"{x:.2f}" for x in row) for row in rows) + " |")
+    if n == 0:
+        print("| (no family with two or more recorded spaces and a space file) | | |")
+        return
     print(f"| **mean of {n}** | " + " | ".join(" / ".join(f"{x / n:.3f}" for x in total) for total in sums) + " |")
 
 

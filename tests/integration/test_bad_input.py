@@ -20,7 +20,7 @@ class BadInput(harness.KtuneTestCase):
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--backend", "opencl"], 2,
                           "unknown backend 'opencl'", "cpu, cuda, hip, vulkan")
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--strategy", "genius"], 2,
-                          "unknown strategy 'genius'", "annealing, brute_force, differential_evolution, forest, genetic, random, tpe")
+                          "unknown strategy 'genius'", "annealing, auto, brute_force, differential_evolution, forest, genetic, random, tpe")
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--precision", "fp13"], 2,
                           "unknown precision 'fp13'", "fp32")
         self.assert_fails(["tune", "--kernel", "rmsnorm", "--precision", "fp8_e4m3"], 2,

@@ -151,29 +151,20 @@ class Replay(harness.KtuneTestCase):
             self.assertEqual(run["evaluated"][:2], picks)
         for run in self.ktune_json("replay", *args)["repeats"]:
             self.assertNotEqual(run["evaluated"][:2], picks)
-        # With a prior space of the same kernel, its configs fill the prior's share of the start-up
-        # (3 of 6) and the starting points wait behind them.
-        prior = os.path.join(harness.ARGS.source_dir, "reports", "h200-search", "spaces",
-                             "rmsnorm.cuda.rows16384_cols4096.bf16.json.gz")
-        prior_only = self.ktune_json("replay", *args, "--prior", prior)
+        # After a prior: a prior space holding one config of the kernel (another problem's best)
+        # takes the first start-up slot, the starting points the next two.
+        prior_cache = json.load(gzip.open(os.path.join(harness.ARGS.source_dir, "reports", "h200-search", "spaces",
+                                                        "rmsnorm.cuda.rows16384_cols4096.bf16.json.gz")))
+        prior_best = min((r["time"], k) for k, r in prior_cache["cache"].items() if isinstance(r["time"], float))[1]
+        self.assertNotIn(prior_best, picks)
+        prior_cache["cache"] = {prior_best: prior_cache["cache"][prior_best]}
+        prior = os.path.join(self.dir, "one-config.json.gz")
+        with gzip.open(prior, "wt") as f:
+            json.dump(prior_cache, f)
         both = self.ktune_json("replay", *args, "--prior", prior, "--starting-points", space_file)
-        self.assertEqual(both["prior_configs"], prior_only["prior_configs"] + 2)
-        for run, alone in zip(both["repeats"], prior_only["repeats"]):
-            self.assertEqual(run["evaluated"][:3], alone["evaluated"][:3])
-            self.assertFalse(set(picks) & set(run["evaluated"][:3]))
-
-    def test_the_default_is_tpe_with_a_prior_and_forest_without(self):
-        cache_file = self.shared("convolution_milo_A4000.json.gz")
-        prior = ["--prior", self.shared("convolution_milo_A100.json.gz")]
-        args = ["--cache", cache_file, "--budget", "30", "--repeats", "2"]
-        for extra, stands_for in (([], "forest"), (prior, "tpe")):
-            automatic = self.ktune_json("replay", *args, *extra)
-            self.assertEqual(automatic["strategy"], stands_for)
-            named = self.ktune_json("replay", *args, *extra, "--strategy", stands_for)
-            self.assertEqual(automatic["repeats"], named["repeats"])
-        # A prior whose configs are not valid here (another kernel's) leaves it forest.
-        unrelated = ["--prior", self.shared("dedispersion_milo_A100.json.gz")]
-        self.assertEqual(self.ktune_json("replay", *args, *unrelated)["strategy"], "forest")
+        self.assertEqual(both["prior_configs"], 3)
+        for run in both["repeats"]:  # a budget of 40: a start-up of 6, 3 of them prior configs
+            self.assertEqual(run["evaluated"][:3], [prior_best] + picks)
 
     def test_starting_points_of_another_family_exit_2(self):
         cache_file = self.recorded("rmsnorm.cuda.rows8192_cols8192.fp16.json.gz")
@@ -185,19 +176,26 @@ class Replay(harness.KtuneTestCase):
     def test_tune_starts_from_the_spaces_starting_points(self):
         points = [{"threads": 1, "rows_per_task": 4, "vector_width": 16, "unroll": 2},
                   {"threads": 2, "rows_per_task": 8, "vector_width": 4, "unroll": 4}]
-        space_file = self.space_with_starting_points("rmsnorm.cpu.json", points)
+        default = {"threads": 1, "rows_per_task": 16, "vector_width": 8, "unroll": 1}
+        # The default among them is left out of the prior: it is measured first anyway.
+        space_file = self.space_with_starting_points("rmsnorm.cpu.json", [default] + points)
         fast = ["--backend", "cpu", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", "--space", space_file,
                 "--budget", "12", "--no-export", "--max-seconds-per-config", "0.05", "--min-samples", "5"]
         summary = self.ktune_json("tune", *fast, "--db", self.db)
         self.assertEqual(summary["prior_configs"], 2)
         self.assertEqual(summary["strategy"], "tpe")  # auto, with a prior
+        self.assertEqual(summary["prior_sources"], {"files": 0, "database": 0, "starting_points": 2})
         order = [json.loads(c) for (c,) in self.query("SELECT config FROM measurements ORDER BY id")]
         # The family's default first (the speed-up baseline), then the starting points.
-        self.assertEqual(order[0], {"threads": 1, "rows_per_task": 16, "vector_width": 8, "unroll": 1})
+        self.assertEqual(order[0], default)
         self.assertEqual(order[1:3], points)
+        shown = self.ktune("tune", *fast, "--db", os.path.join(self.dir, "shown.db")).stdout
+        self.assertIn("search     tpe, starting from 2 prior configs valid here (of 2 starting points)", shown)
         off = self.ktune_json("tune", *fast, "--db", os.path.join(self.dir, "off.db"), "--no-prior")
         self.assertEqual(off["prior_configs"], 0)
         self.assertEqual(off["strategy"], "forest")
+        self.assertIn("search     forest, from scratch",
+                      self.ktune("tune", *fast, "--db", os.path.join(self.dir, "off2.db"), "--no-prior").stdout)
         (recorded,), = self.query("SELECT strategy FROM runs", db=os.path.join(self.dir, "off.db"))
         self.assertEqual(recorded, "forest")
 
@@ -253,7 +251,12 @@ class Replay(harness.KtuneTestCase):
 
         tuned = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", "--budget", "6",
                                 "--db", self.db, "--prior", recorded, *fast)
-        self.assertEqual(tuned["prior_configs"], len(timed))  # 12 recorded, all ok: fewer than 16
+        # 12 recorded, all ok (fewer than 16), the family's default among them (every tune measures
+        # it first), which the prior leaves out for that reason.
+        default = ",".join(str(v) for v in (1, 16, 8, 1))
+        self.assertIn(default, [key for _, key in timed])
+        self.assertEqual(tuned["prior_configs"], len(timed) - 1)
+        self.assertEqual(tuned["prior_sources"]["files"], len(timed) - 1)
         order = [json.loads(c) for (c,) in self.query("SELECT config FROM measurements ORDER BY id")]
         self.assertIn(best, [{k: str(v) for k, v in c.items()} for c in order[:2]])
 

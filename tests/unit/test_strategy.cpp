@@ -44,7 +44,7 @@ TEST(Strategy, EmptySpaceAndUnknownName) {
     make_strategy("simplex", 10, 1);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("annealing, brute_force, differential_evolution, forest, genetic, random, tpe"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("annealing, auto, brute_force, differential_evolution, forest, genetic, random, tpe"), std::string::npos) << e.what();
   }
   // The neighbourhood strategies need the space's structure, not only its size.
   EXPECT_THROW(make_strategy("annealing", 10, 1), InputError);

@@ -44,12 +44,14 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-void print_table(const std::vector<StrategyScore>& scores, const std::vector<ReplayBaseline>& baselines) {
+void print_table(const std::vector<StrategyScore>& scores, const std::vector<ReplayBaseline>& baselines,
+                 const std::vector<std::string>& requested) {
   std::vector<std::vector<std::string>> rows{
       {"budget", "strategy", "mean best (ms)", "mean score", "stddev", "optimum (ms)", "random expects (ms)"}};
   for (std::size_t i = 0; i < scores.size(); ++i) {
     const StrategyScore& s = scores[i];
-    rows.push_back({std::to_string(s.budget), s.strategy, fixed(s.mean_best_ms, 4), fixed(s.mean_score, 3),
+    const std::string name = requested[i] == s.strategy ? s.strategy : requested[i] + " (" + s.strategy + ")";
+    rows.push_back({std::to_string(s.budget), name, fixed(s.mean_best_ms, 4), fixed(s.mean_score, 3),
                     fixed(s.stddev_score, 3), fixed(baselines[i].optimum_ms, 4), fixed(baselines[i].random_ms, 4)});
   }
   std::vector<std::size_t> widths(rows[0].size(), 0);
@@ -63,14 +65,16 @@ void print_table(const std::vector<StrategyScore>& scores, const std::vector<Rep
   }
 }
 
-nlohmann::json result_json(const StrategyScore& score, const ReplayBaseline& baseline, const ReplaySpace& space) {
+nlohmann::json result_json(const StrategyScore& score, const ReplayBaseline& baseline, const ReplaySpace& space,
+                           const std::string& requested) {
   nlohmann::json runs = nlohmann::json::array();
   for (const ReplayRun& run : score.runs) {
     nlohmann::json evaluated = nlohmann::json::array();
     for (const std::size_t index : run.evaluated) evaluated.push_back(space.keys[index]);
     runs.push_back({{"seed", run.seed}, {"evaluated", evaluated}, {"best", run.best_ms}, {"score", run.score}});
   }
-  return {{"strategy", score.strategy},
+  return {{"strategy", score.strategy},  // what ran: "auto" resolved
+          {"requested", requested},
           {"budget", score.budget},
           {"repeats", runs},
           {"score", score.mean_score},
@@ -102,12 +106,14 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
 
   std::vector<StrategyScore> scores;
   std::vector<ReplayBaseline> baselines;
+  std::vector<std::string> requested;
   for (const std::size_t budget : budgets_for(options, space.valid.size())) {
     const ReplayBaseline baseline = replay_baseline(space, budget);
     for (const std::string& strategy : options.strategies) {
       // "auto" is scored, and reported, as the strategy it stands for on this space and prior.
       const std::string resolved = resolve_strategy(strategy, space.valid, prior);
       scores.push_back(score_strategy(space, resolved, budget, options.repeats, options.seed, prior));
+      requested.push_back(strategy);
       baselines.push_back(baseline);
     }
   }
@@ -115,7 +121,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   if (common.json) {
     // One result per strategy and budget; with only one, its members are also at the top level.
     nlohmann::json rows = nlohmann::json::array();
-    for (std::size_t i = 0; i < scores.size(); ++i) rows.push_back(result_json(scores[i], baselines[i], space));
+    for (std::size_t i = 0; i < scores.size(); ++i) rows.push_back(result_json(scores[i], baselines[i], space, requested[i]));
     nlohmann::json document = rows.size() == 1 ? rows[0] : nlohmann::json::object();
     document.update({{"cache", options.cache_file},
                      {"kernel", space.kernel},
@@ -140,7 +146,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
     std::cout << "prior: " << prior.size() << " configs (" << prior.size() - starting_points << " from "
               << priors.size() << " spaces, " << starting_points << " starting points), " << prior_valid_here
               << " of them valid here\n";
-  print_table(scores, baselines);
+  print_table(scores, baselines, requested);
   return 0;
 }
 

@@ -79,12 +79,17 @@ void print_summary(const TuneSummary& s, const std::string& header) {
   // Which strategy ran ("auto" resolved) and what it started from, so a surprising result can be
   // traced to a misleading prior.
   const bool takes_a_prior = s.strategy == "tpe" || s.strategy == "forest";
-  line("search", s.strategy + (!takes_a_prior ? std::string()
-                               : s.prior_configs_valid == 0
-                                   ? std::string(", from scratch")
-                                   : ", starting from " + std::to_string(s.prior_configs_valid) + " of " +
-                                         std::to_string(s.prior_configs) +
-                                         " prior configs valid here (earlier tunes, then the space's starting points)"));
+  std::string search = s.strategy;
+  if (takes_a_prior && s.prior_configs_valid == 0) search += ", from scratch";
+  if (takes_a_prior && s.prior_configs_valid > 0) {
+    std::vector<std::string> sources;
+    if (s.prior_from_files) sources.push_back(std::to_string(s.prior_from_files) + " from --prior");
+    if (s.prior_from_database) sources.push_back(std::to_string(s.prior_from_database) + " from earlier tunes");
+    if (s.prior_starting_points) sources.push_back(std::to_string(s.prior_starting_points) + " starting points");
+    search += ", starting from " + std::to_string(s.prior_configs_valid) + " prior configs valid here (of " +
+              join_names(sources) + ")";
+  }
+  line("search", search);
   line("visited", std::to_string(s.evaluated) + " measured now, " + std::to_string(s.reused) +
                       " reused from the database (" + outcomes + "); " + s.stop_reason);
   if (s.best) {
@@ -299,7 +304,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                     "Do not start forest or tpe from the best configs of this kernel and backend measured\n"
                     "for other problems or devices in the database, nor from those of other kernels with\n"
                     "the same parameters, nor from the space's starting points (configs that were fast on\n"
-                    "the spaces recorded so far, tried after the database's; reports/search.md)");
+                    "the spaces recorded so far, tried after the database's); the default strategy, auto,\n"
+                    "then runs forest (reports/search.md)");
   command->add_option("--prior", options->prior_files,
                       "A recorded space (Kernel Tuner cache or T4 results, .json or .json.gz: from\n"
                       "`ktune tune --record`, Kernel Tuner or another tuner) whose 16 fastest configs forest\n"

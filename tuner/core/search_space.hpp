@@ -101,9 +101,10 @@ class SearchSpace {
   // The untuned default config from the file ("default"), if it has one.
   const std::optional<Config>& default_config() const { return default_config_; }
   // Configs that were fast on the spaces recorded so far ("starting_points", best first; derived
-  // by ci/choose_starting_points.py): a tune with nothing in its database for this kernel starts
-  // from them, as from a prior (tuner/strategies/prior_configs.hpp). Those not valid for a
-  // problem are skipped there.
+  // by ci/choose_starting_points.py). ktune tune offers them to the strategy after the database's
+  // prior (tuner/strategies/prior_configs.hpp), so with an empty database they are the prior;
+  // tpe and forest use it, the other strategies ignore it. Those not valid for a problem are
+  // skipped there.
   const std::vector<Config>& starting_points() const { return starting_points_; }
   // Launch geometry evaluated for one config, e.g. {"tasks": 64}.
   std::map<std::string, Value> launch(const Config& config, const SpaceContext& context) const;

@@ -45,7 +45,7 @@ std::optional<std::size_t> RandomSampling::propose() {
 }
 
 std::vector<std::string> strategy_names() {
-  return {"auto", "annealing", "brute_force", "differential_evolution", "forest", "genetic", "random", "tpe"};
+  return {"annealing", "auto", "brute_force", "differential_evolution", "forest", "genetic", "random", "tpe"};
 }
 
 std::string resolve_strategy(const std::string& name, const ValidConfigs& valid, const std::vector<Config>& prior) {

@@ -90,10 +90,11 @@ struct StrategyOptions {
 
 std::vector<std::string> strategy_names();
 // The strategy a name stands for in this space: "auto" is tpe when the prior holds a config
-// valid here and forest otherwise; any other name is itself. From scratch forest scored best
-// (0.647 against tpe's lower mean at 2% on the shared spaces, level on the 4000-config matmuls);
-// with a prior tpe did, on the development spaces and on both held-out sets scored with one
-// (reports/search.md, 2026-11-26 third session).
+// valid here and forest otherwise; any other name is itself. From scratch forest scored best at
+// 2% (the shared spaces; level with tpe on the 4000-config matmuls). With a prior of earlier
+// tunes tpe led at 2% on the development spaces and on held-out sets b, c and d (d was scored
+// before the choice), though it trails at 5%; with starting points alone the two were level on
+// the development spaces and tpe led on set d (reports/search.md, 2026-11-26 third session).
 std::string resolve_strategy(const std::string& name, const ValidConfigs& valid, const std::vector<Config>& prior);
 // InputError listing the valid names for an unknown strategy.
 void check_strategy_name(const std::string& name);

@@ -147,6 +147,9 @@ nlohmann::json TuneSummary::to_json() const {
                         {"devices", devices},
                         {"strategy", strategy},
                         {"prior_configs", prior_configs},
+                        {"prior_sources", {{"files", prior_from_files},
+                                           {"database", prior_from_database},
+                                           {"starting_points", prior_starting_points}}},
                         {"prior_configs_valid", prior_configs_valid}};
   if (!lost.empty()) out["lost"] = lost;
   if (!recorded_files.empty()) {
@@ -214,12 +217,20 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   std::optional<std::size_t> budget_hint;
   if (request.budget) budget_hint = std::min(*request.budget, valid.size());
   StrategyOptions strategy_options{.seed = request.seed, .budget = budget_hint, .prior = {}};
-  strategy_options.prior = prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem));
+  std::vector<Config>& prior = strategy_options.prior;
+  // The default is measured first anyway: as a prior config it would only take a start-up slot.
+  if (in.space.default_config()) prior.push_back(*in.space.default_config());
+  append_unseen(prior, prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem)));
+  summary.prior_from_files = prior.size() - (in.space.default_config() ? 1 : 0);
   if (request.use_prior) {
-    append_unseen(strategy_options.prior, tune_prior(store, in.family.name(), request.backend, device, problem));
+    append_unseen(prior, tune_prior(store, in.family.name(), request.backend, device, problem));
+    summary.prior_from_database = prior.size() - summary.prior_from_files - (in.space.default_config() ? 1 : 0);
     // Last: the family's own record of what was fast elsewhere, which an empty database lacks.
-    append_unseen(strategy_options.prior, in.space.starting_points());
+    append_unseen(prior, in.space.starting_points());
+    summary.prior_starting_points =
+        prior.size() - summary.prior_from_database - summary.prior_from_files - (in.space.default_config() ? 1 : 0);
   }
+  if (in.space.default_config()) prior.erase(prior.begin());
   summary.prior_configs = strategy_options.prior.size();
   if (!strategy_options.prior.empty())
     summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, strategy_options.prior).size();

@@ -85,6 +85,11 @@ struct TuneSummary {
   std::vector<std::string> lost;     // MPI ranks lost during the tune
   std::size_t prior_configs = 0;     // prior configs offered to the strategy (tune_prior.hpp)
   std::size_t prior_configs_valid = 0;  // of those, the ones valid in this space
+  // Where the prior configs came from, in the order offered (the family's default left out:
+  // it is measured first anyway).
+  std::size_t prior_from_files = 0;       // --prior
+  std::size_t prior_from_database = 0;    // earlier tunes (tune_prior.hpp)
+  std::size_t prior_starting_points = 0;  // the space's starting points
   std::string strategy;  // the one that ran ("auto" resolved: resolve_strategy)
 
   nlohmann::json to_json() const;
