@@ -20,7 +20,8 @@ every space of the other kernels (a sanity check: it must not make things much w
 
 With --starting-points, every replay of a space recorded by ktune (FAMILY.BACKEND.*.json.gz) also
 takes the starting points of search_spaces/FAMILY.BACKEND.json, after any prior: how `ktune tune`
-begins with an empty database ("no prior" rows) or with one ("prior" rows).
+begins with an empty database ("no prior" rows) or with one ("prior" rows); --default-first also
+measures the family's default first in every run, within the budget, exactly as `ktune tune` does.
 
 A folder stands for its *.json.gz spaces, without the *_T4.json.gz copy of a space it also
 holds as a Kernel Tuner cache."""
@@ -35,6 +36,7 @@ STRATEGIES = ["random", "annealing", "genetic", "differential_evolution", "tpe",
 FRACTIONS = [0.01, 0.02, 0.05]
 SPACES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "search_spaces")
 USE_STARTING_POINTS = False
+DEFAULT_FIRST = False
 
 
 def starting_points_arguments(space):
@@ -43,7 +45,9 @@ def starting_points_arguments(space):
         return []
     parts = os.path.basename(space).split(".")
     family_space = os.path.join(SPACES, f"{parts[0]}.{parts[1]}.json") if len(parts) > 3 else ""
-    return ["--starting-points", family_space] if family_space and os.path.exists(family_space) else []
+    if not (family_space and os.path.exists(family_space)):
+        return []
+    return ["--starting-points", family_space] + (["--default-first"] if DEFAULT_FIRST else [])
 
 
 def replay(ktune, space, repeats):
@@ -156,10 +160,14 @@ def main():
                              "(repeatable)")
     parser.add_argument("--starting-points", action="store_true",
                         help="replay spaces ktune recorded with their family's starting points, after any prior")
+    parser.add_argument("--default-first", action="store_true",
+                        help="with --starting-points: each run measures the family's default first, within "
+                             "the budget, as `ktune tune` does")
     parser.add_argument("spaces", nargs="+", help="spaces, or folders of them")
     args = parser.parse_args()
-    global USE_STARTING_POINTS
+    global USE_STARTING_POINTS, DEFAULT_FIRST
     USE_STARTING_POINTS = args.starting_points
+    DEFAULT_FIRST = args.default_first
     if args.prior_from_family:
         return transfer_report(args)
 

@@ -166,6 +166,30 @@ class Replay(harness.KtuneTestCase):
         for run in both["repeats"]:  # a budget of 40: a start-up of 6, 3 of them prior configs
             self.assertEqual(run["evaluated"][:3], [prior_best] + picks)
 
+    def test_default_first_measures_the_spaces_default_before_the_strategy(self):
+        # As ktune tune does: the family's default first in every run, counted in the budget,
+        # never proposed again, and no prior config (a starting point equal to it is dropped).
+        cache_file = self.recorded("rmsnorm.cuda.rows8192_cols8192.fp16.json.gz")
+        cache = json.load(gzip.open(cache_file))
+        names = cache["tune_params_keys"]
+        with open(os.path.join(harness.ARGS.source_dir, "search_spaces", "rmsnorm.cuda.json")) as f:
+            default = json.load(f)["default"]
+        default_key = ",".join(str(default[n]) for n in names)
+        self.assertIn(default_key, cache["cache"])
+        other = next(k for k in cache["cache"] if k != default_key)
+        space_file = self.space_with_starting_points(
+            "rmsnorm.cuda.json", [default, {n: cache["cache"][other][n] for n in names}])
+        args = ["--cache", cache_file, "--budget", "20", "--repeats", "3", "--starting-points", space_file]
+        result = self.ktune_json("replay", *args, "--default-first")
+        self.assertEqual(result["prior_configs"], 1)
+        for run in result["repeats"]:
+            self.assertEqual(run["evaluated"][:2], [default_key, other])
+            self.assertEqual(len(run["evaluated"]), 20)
+            self.assertEqual(run["evaluated"].count(default_key), 1)
+        self.assertEqual(self.ktune_json("replay", *args)["prior_configs"], 2)
+        self.assertIn("--default-first needs --starting-points",
+                      self.ktune("replay", "--cache", cache_file, "--default-first", check=2).stderr)
+
     def test_starting_points_of_another_family_exit_2(self):
         cache_file = self.recorded("rmsnorm.cuda.rows8192_cols8192.fp16.json.gz")
         gemm = os.path.join(harness.ARGS.source_dir, "search_spaces", "gemm.cuda.json")

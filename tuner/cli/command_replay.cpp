@@ -7,6 +7,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
@@ -22,6 +23,7 @@ struct ReplayOptions {
   std::string cache_file;
   std::vector<std::string> prior_files;
   std::string starting_points_file;  // a ktune search space whose starting points join the prior
+  bool default_first = false;        // measure that space's default first, as ktune tune does
   std::vector<std::string> strategies;  // default: kDefaultStrategy
   std::vector<std::size_t> budgets;
   std::vector<double> budget_fractions;
@@ -92,6 +94,9 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   for (const std::string& file : options.prior_files) priors.push_back(load_prior_space(file));
   std::vector<Config> prior = prior_from_spaces(priors, space.kernel, space.problem_size);
   std::size_t starting_points = 0;
+  std::optional<Config> measured_first;
+  if (options.default_first && options.starting_points_file.empty())
+    throw InputError("--default-first needs --starting-points SPACE_FILE, whose default it measures first");
   if (!options.starting_points_file.empty()) {
     // After the --prior spaces, as ktune tune puts them after its database's prior.
     const SearchSpace family_space = SearchSpace::load(options.starting_points_file);
@@ -101,6 +106,13 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
     const std::size_t from_spaces = prior.size();
     append_unseen(prior, family_space.starting_points());
     starting_points = prior.size() - from_spaces;  // those not already among the spaces' configs
+    if (options.default_first) {
+      if (!family_space.default_config())
+        throw InputError("--default-first: " + options.starting_points_file + " has no default config");
+      measured_first = family_space.default_config();
+      // As in ktune tune: the default, measured first anyway, is no prior config.
+      std::erase_if(prior, [&](const Config& c) { return c.key() == measured_first->key(); });
+    }
   }
   const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
@@ -112,7 +124,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
     for (const std::string& strategy : options.strategies) {
       // "auto" is scored, and reported, as the strategy it stands for on this space and prior.
       const std::string resolved = resolve_strategy(strategy, space.valid, prior);
-      scores.push_back(score_strategy(space, resolved, budget, options.repeats, options.seed, prior));
+      scores.push_back(score_strategy(space, resolved, budget, options.repeats, options.seed, prior, measured_first));
       requested.push_back(strategy);
       baselines.push_back(baseline);
     }
@@ -134,6 +146,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
       prior_json.push_back({{"file", p.file}, {"kernel", p.kernel}, {"device", p.device}, {"configs", p.ranked.size()}});
     document["priors"] = prior_json;
     document["starting_points"] = starting_points;
+    document["default_first"] = measured_first ? nlohmann::json(measured_first->key()) : nlohmann::json(nullptr);
     document["prior_configs"] = prior.size();
     document["prior_configs_valid"] = prior_valid_here;
     print_json(document);
@@ -177,6 +190,10 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
                       "join the prior after the --prior spaces, as ktune tune offers them after its\n"
                       "database's prior: how a tune on an empty database begins")
       ->check(CLI::ExistingFile);
+  command->add_flag("--default-first", options->default_first,
+                    "Evaluate the --starting-points space's default config first in every run, counted in\n"
+                    "the budget and left out of the prior, as ktune tune measures the family's default\n"
+                    "before its strategy");
   command->add_option("--strategy", options->strategies,
                       std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy +
                           ": tpe with a prior valid here, forest without)");

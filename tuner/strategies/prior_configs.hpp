@@ -57,6 +57,7 @@ class PriorQueue {
  public:
   PriorQueue(const SpaceIndex& space, const ValidConfigs& valid, const std::vector<Config>& prior);
   std::size_t size() const { return indices_.size(); }
+  const std::vector<std::size_t>& indices() const { return indices_; }  // in the prior's order
   // The first prior config still in `unvisited`, taken out of it; nullopt when none is left.
   std::optional<std::size_t> take(UnvisitedSet& unvisited);
 

@@ -165,12 +165,19 @@ double expected_best_of_random(std::vector<double> times_ms, std::size_t budget)
   return expected;
 }
 
-ReplayRun replay_run(const ReplaySpace& space, Strategy& strategy, std::size_t budget) {
+ReplayRun replay_run(const ReplaySpace& space, Strategy& strategy, std::size_t budget,
+                     std::optional<std::size_t> measured_first) {
   const std::vector<double> times = space.scoring_times_ms();
   ReplayRun run;
   run.best_ms = std::numeric_limits<double>::infinity();
   for (std::size_t evaluated = 0; evaluated < budget; ++evaluated) {
-    const auto index = strategy.next();
+    std::optional<std::size_t> index;
+    if (evaluated == 0 && measured_first) {
+      index = measured_first;
+    } else {
+      do index = strategy.next();
+      while (index && index == measured_first);
+    }
     if (!index) break;
     if (*index >= times.size()) throw std::logic_error("replay: a strategy proposed an index past the space");
     strategy.observe(*index, space.recorded_result(*index));
@@ -192,7 +199,12 @@ double replay_score(double best_ms, const ReplayBaseline& baseline) {
 }
 
 StrategyScore score_strategy(const ReplaySpace& space, const std::string& strategy, std::size_t budget,
-                             std::size_t repeats, std::uint64_t first_seed, const std::vector<Config>& prior) {
+                             std::size_t repeats, std::uint64_t first_seed, const std::vector<Config>& prior,
+                             const std::optional<Config>& measured_first) {
+  std::optional<std::size_t> first_index;  // matched as prior configs are: by parameter names and values
+  if (measured_first)
+    if (const PriorQueue match(SpaceIndex(space.valid), space.valid, {*measured_first}); match.size() > 0)
+      first_index = match.indices().front();
   if (repeats == 0) throw InputError("--repeats: must be at least 1");
   const ReplayBaseline baseline = replay_baseline(space, budget);
   std::vector<double> scores;
@@ -202,7 +214,7 @@ StrategyScore score_strategy(const ReplaySpace& space, const std::string& strate
   result.repeats = repeats;
   for (std::size_t r = 0; r < repeats; ++r) {
     const auto instance = make_strategy(strategy, space.valid, StrategyOptions{.seed = first_seed + r, .budget = budget, .prior = prior});
-    ReplayRun run = replay_run(space, *instance, budget);
+    ReplayRun run = replay_run(space, *instance, budget, first_index);
     run.seed = first_seed + r;
     run.score = replay_score(run.best_ms, baseline);
     result.mean_best_ms += run.best_ms / static_cast<double>(repeats);

@@ -68,8 +68,11 @@ struct ReplayRun {
   double best_ms = 0;                  // the best scoring time among them
   double score = 0;
 };
-// What a strategy evaluates within `budget` evaluations (fewer when it runs out).
-ReplayRun replay_run(const ReplaySpace& space, Strategy& strategy, std::size_t budget);
+// What a strategy evaluates within `budget` evaluations (fewer when it runs out). With
+// `measured_first`, that config is evaluated first and shown to the strategy, which proposes the
+// rest (never it again): how ktune tune measures the family's default before the strategy.
+ReplayRun replay_run(const ReplaySpace& space, Strategy& strategy, std::size_t budget,
+                     std::optional<std::size_t> measured_first = std::nullopt);
 
 struct ReplayBaseline {
   double optimum_ms;
@@ -91,8 +94,10 @@ struct StrategyScore {
 };
 // Runs `strategy` with seeds first_seed, first_seed + 1, ... (`repeats` of them).
 // `prior` goes to every run's StrategyOptions (transfer from other spaces; prior_configs.hpp).
+// `measured_first`: a config each run evaluates first (replay_run), when it is in the space.
 StrategyScore score_strategy(const ReplaySpace& space, const std::string& strategy, std::size_t budget,
-                             std::size_t repeats, std::uint64_t first_seed, const std::vector<Config>& prior = {});
+                             std::size_t repeats, std::uint64_t first_seed, const std::vector<Config>& prior = {},
+                             const std::optional<Config>& measured_first = std::nullopt);
 
 // The `count` fastest successful configs of a recorded space, fastest first (ties: file order):
 // what `ktune replay --prior` takes from each prior space.
