@@ -14,6 +14,7 @@ starting points chosen without it, with `ktune replay --starting-points`.
 --write puts them into search_spaces/FAMILY.BACKEND.json as "starting_points" (parameters the
 recordings lack take the space's default value; configs the space cannot hold are dropped)."""
 import argparse
+import bisect
 import collections
 import gzip
 import json
@@ -80,7 +81,7 @@ def leave_one_out_replay(ktune, strategy, repeats, families, count):
                 continue
             for i, space in enumerate(spaces):
                 chosen = choose(spaces[:i] + spaces[i + 1:], count)
-                copy = write_starting_points(family, backend, [{p: json.loads(v) for p, v in c} for c in chosen],
+                copy = write_starting_points(family, backend, as_dicts(chosen),
                                              pathlib.Path(folder) / f"{family}.{backend}.json")
                 rows = [replay_scores(ktune, strategy, space["path"], repeats),
                         replay_scores(ktune, strategy, space["path"], repeats, copy)]
@@ -93,6 +94,11 @@ def leave_one_out_replay(ktune, strategy, repeats, families, count):
         print("| (no family with two or more recorded spaces and a space file) | | |")
         return
     print(f"| **mean of {n}** | " + " | ".join(" / ".join(f"{x / n:.3f}" for x in total) for total in sums) + " |")
+
+
+def as_dicts(chosen):
+    """Chosen configs (tuples of (name, JSON value)) as the dicts a space file holds."""
+    return [{p: json.loads(v) for p, v in c} for c in chosen]
 
 
 def load(path):
@@ -118,7 +124,6 @@ def share_faster(space, config):
     t = space["times"].get(config)
     if t is None:
         return 0.5
-    import bisect
     return bisect.bisect_left(space["ordered"], t) / len(space["ordered"])
 
 
@@ -169,11 +174,11 @@ def main():
     for (family, backend), spaces in sorted(families.items()):
         chosen = choose(spaces, args.count)
         print(f"== {family}.{backend}: {len(spaces)} spaces")
-        print(json.dumps([{p: json.loads(v) for p, v in c} for c in chosen]))
+        print(json.dumps(as_dicts(chosen)))
         for s in spaces:
             print(f"   {s['name']}: " + " ".join(f"{share_faster(s, c):.3f}" for c in chosen))
         if args.write:
-            written = write_starting_points(family, backend, [{p: json.loads(v) for p, v in c} for c in chosen])
+            written = write_starting_points(family, backend, as_dicts(chosen))
             print(f"   written to {written}" if written else "   (no ktune space file: not written)")
         if args.leave_one_out and len(spaces) > 1:
             for i, s in enumerate(spaces):

@@ -92,28 +92,28 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   const ReplaySpace space = load_replay_space(options.cache_file);
   std::vector<PriorSpace> priors;
   for (const std::string& file : options.prior_files) priors.push_back(load_prior_space(file));
-  std::vector<Config> prior = prior_from_spaces(priors, space.kernel, space.problem_size);
-  std::size_t starting_points = 0;
-  std::optional<Config> measured_first;
   if (options.default_first && options.starting_points_file.empty())
     throw InputError("--default-first needs --starting-points SPACE_FILE, whose default it measures first");
+  std::optional<SearchSpace> family_space;
   if (!options.starting_points_file.empty()) {
-    // After the --prior spaces, as ktune tune puts them after its database's prior.
-    const SearchSpace family_space = SearchSpace::load(options.starting_points_file);
-    if (!space.kernel.empty() && family_space.family() != space.kernel)
-      throw InputError("--starting-points " + options.starting_points_file + ": describes " + family_space.family() +
+    family_space = SearchSpace::load(options.starting_points_file);
+    if (!space.kernel.empty() && family_space->family() != space.kernel)
+      throw InputError("--starting-points " + options.starting_points_file + ": describes " + family_space->family() +
                        ", but " + options.cache_file + " measured " + space.kernel);
-    const std::size_t from_spaces = prior.size();
-    append_unseen(prior, family_space.starting_points());
-    starting_points = prior.size() - from_spaces;  // those not already among the spaces' configs
-    if (options.default_first) {
-      if (!family_space.default_config())
-        throw InputError("--default-first: " + options.starting_points_file + " has no default config");
-      measured_first = family_space.default_config();
-      // As in ktune tune: the default, measured first anyway, is no prior config.
-      std::erase_if(prior, [&](const Config& c) { return c.key() == measured_first->key(); });
-    }
+    if (options.default_first && !family_space->default_config())
+      throw InputError("--default-first: " + options.starting_points_file + " has no default config");
   }
+  // The prior as ktune tune builds it (tune_session.cpp): the default, when measured first, held at
+  // the front so that no source adds it, the --prior spaces in place of the database, then the
+  // starting points.
+  std::optional<Config> measured_first;
+  if (options.default_first) measured_first = family_space->default_config();
+  std::vector<Config> prior;
+  if (measured_first) prior.push_back(*measured_first);
+  const std::size_t held = prior.size();
+  append_unseen(prior, prior_from_spaces(priors, space.kernel, space.problem_size));
+  const std::size_t starting_points = family_space ? append_unseen(prior, family_space->starting_points()) : 0;
+  prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(held));
   const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
   std::vector<StrategyScore> scores;
@@ -123,7 +123,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
     const ReplayBaseline baseline = replay_baseline(space, budget);
     for (const std::string& strategy : options.strategies) {
       // "auto" is scored, and reported, as the strategy it stands for on this space and prior.
-      const std::string resolved = resolve_strategy(strategy, space.valid, prior);
+      const std::string resolved = resolve_strategy(strategy, prior_valid_here);
       scores.push_back(score_strategy(space, resolved, budget, options.repeats, options.seed, prior, measured_first));
       requested.push_back(strategy);
       baselines.push_back(baseline);

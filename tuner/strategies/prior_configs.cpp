@@ -49,11 +49,13 @@ double problem_distance(const std::vector<double>& a, const std::vector<double>&
   return distance;
 }
 
-void append_unseen(std::vector<Config>& prior, std::vector<Config> more) {
+std::size_t append_unseen(std::vector<Config>& prior, std::vector<Config> more) {
+  const std::size_t before = prior.size();
   std::set<std::string> taken;
   for (const Config& config : prior) taken.insert(config.key());
   for (Config& config : more)
     if (taken.insert(config.key()).second) prior.push_back(std::move(config));
+  return prior.size() - before;
 }
 
 std::size_t prior_start_up_count(std::size_t startup, std::size_t available) {

@@ -43,8 +43,8 @@ std::vector<Config> same_kernel_first(const std::vector<std::vector<Config>>& sa
 double problem_distance(const std::vector<double>& a, const std::vector<double>& b);
 
 // Appends the configs of `more`, in order, that `prior` does not hold yet: how a later, less
-// close source of prior configs joins an earlier one.
-void append_unseen(std::vector<Config>& prior, std::vector<Config> more);
+// close source of prior configs joins an earlier one. Returns how many it appended.
+std::size_t append_unseen(std::vector<Config>& prior, std::vector<Config> more);
 
 // How many prior configs a strategy with `startup` spread-out start-up configs evaluates first,
 // when `available` prior configs are valid here: half of the start-up, rounded up, at most all

@@ -48,10 +48,14 @@ std::vector<std::string> strategy_names() {
   return {"annealing", "auto", "brute_force", "differential_evolution", "forest", "genetic", "random", "tpe"};
 }
 
-std::string resolve_strategy(const std::string& name, const ValidConfigs& valid, const std::vector<Config>& prior) {
+std::string resolve_strategy(const std::string& name, std::size_t prior_configs_valid) {
   if (name != "auto") return name;
-  const bool prior_applies = !prior.empty() && PriorQueue(SpaceIndex(valid), valid, prior).size() > 0;
-  return prior_applies ? "tpe" : "forest";
+  return prior_configs_valid > 0 ? "tpe" : "forest";
+}
+
+std::string resolve_strategy(const std::string& name, const ValidConfigs& valid, const std::vector<Config>& prior) {
+  if (name != "auto" || prior.empty()) return resolve_strategy(name, std::size_t{0});
+  return resolve_strategy(name, PriorQueue(SpaceIndex(valid), valid, prior).size());
 }
 
 void check_strategy_name(const std::string& name) {

@@ -96,6 +96,9 @@ std::vector<std::string> strategy_names();
 // before the choice), though it trails at 5%; with starting points alone the two were level on
 // the development spaces and tpe led on set d (reports/search.md, 2026-11-26 third session).
 std::string resolve_strategy(const std::string& name, const ValidConfigs& valid, const std::vector<Config>& prior);
+// The same from the number of prior configs valid here, for callers that counted them already
+// (matching a prior against a large space is not free).
+std::string resolve_strategy(const std::string& name, std::size_t prior_configs_valid);
 // InputError listing the valid names for an unknown strategy.
 void check_strategy_name(const std::string& name);
 // Any strategy ("auto" resolved as above): annealing and genetic move between neighbouring

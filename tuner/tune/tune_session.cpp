@@ -218,24 +218,23 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   if (request.budget) budget_hint = std::min(*request.budget, valid.size());
   StrategyOptions strategy_options{.seed = request.seed, .budget = budget_hint, .prior = {}};
   std::vector<Config>& prior = strategy_options.prior;
-  // The default is measured first anyway: as a prior config it would only take a start-up slot.
+  // The default is measured first anyway: held at the front while the sources join, so that none
+  // of them adds it again (as a prior config it would only take a start-up slot), then removed.
   if (in.space.default_config()) prior.push_back(*in.space.default_config());
-  append_unseen(prior, prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem)));
-  summary.prior_from_files = prior.size() - (in.space.default_config() ? 1 : 0);
+  const std::size_t held = prior.size();
+  summary.prior_from_files =
+      append_unseen(prior, prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem)));
   if (request.use_prior) {
-    append_unseen(prior, tune_prior(store, in.family.name(), request.backend, device, problem));
-    summary.prior_from_database = prior.size() - summary.prior_from_files - (in.space.default_config() ? 1 : 0);
+    summary.prior_from_database =
+        append_unseen(prior, tune_prior(store, in.family.name(), request.backend, device, problem));
     // Last: the family's own record of what was fast elsewhere, which an empty database lacks.
-    append_unseen(prior, in.space.starting_points());
-    summary.prior_starting_points =
-        prior.size() - summary.prior_from_database - summary.prior_from_files - (in.space.default_config() ? 1 : 0);
+    summary.prior_starting_points = append_unseen(prior, in.space.starting_points());
   }
-  if (in.space.default_config()) prior.erase(prior.begin());
-  summary.prior_configs = strategy_options.prior.size();
-  if (!strategy_options.prior.empty())
-    summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, strategy_options.prior).size();
+  prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(held));
+  summary.prior_configs = prior.size();
+  if (!prior.empty()) summary.prior_configs_valid = PriorQueue(SpaceIndex(valid), valid, prior).size();
   // "auto" becomes the strategy it stands for here, which the run records.
-  summary.strategy = resolve_strategy(request.strategy, valid, strategy_options.prior);
+  summary.strategy = resolve_strategy(request.strategy, summary.prior_configs_valid);
   RunInfo run{build_info::version, build_info::git_commit, request.argv, host_name(), "tune",
               summary.strategy, request.seed};
   summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
