@@ -151,6 +151,9 @@ class KernelFamily {
   virtual HostTensors make_inputs(const Problem& problem, std::uint64_t seed) const;
 };
 
+// The families of kernels/CMakeLists.txt, in its order (generated: ktune/families.cpp); the
+// test-only ones (kernels/testing/) when `with_test_families`.
+std::vector<const KernelFamily*> compiled_families(bool with_test_families);
 // All families compiled into this binary. Test-only families (kernels/testing/) are included
 // only when the environment variable KTUNE_ENABLE_TEST_FAMILIES=1 is set.
 std::vector<const KernelFamily*> all_families();

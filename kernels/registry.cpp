@@ -1,22 +1,10 @@
-// The families compiled into ktune. Adding a family: a folder kernels/<name>/ with its problem,
-// reference and backend sources, a search space per backend in search_spaces/, and a line here.
+// The families compiled into ktune: those of kernels/CMakeLists.txt (compiled_families(), generated
+// from their descriptors by cmake/family.cmake), then a family defined at run time (a T1 spec).
 #include <cstdlib>
 #include <string>
 
-#include "kernels/copy/copy.hpp"
 #include "kernels/family.hpp"
-#include "kernels/flash_attention/flash_attention.hpp"
-#include "kernels/geglu/geglu.hpp"
-#include "kernels/gemm/gemm.hpp"
-#include "kernels/layernorm/layernorm.hpp"
-#include "kernels/residual_layernorm/residual_layernorm.hpp"
-#include "kernels/rmsnorm/rmsnorm.hpp"
-#include "kernels/rmsnorm_rope/rmsnorm_rope.hpp"
-#include "kernels/softmax/softmax.hpp"
-#include "kernels/softmax_dropout/softmax_dropout.hpp"
-#include "kernels/swiglu/swiglu.hpp"
 #include "kernels/t1/t1_kernel.hpp"
-#include "kernels/testing/fault_injection.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
@@ -30,8 +18,7 @@ bool test_families_enabled() {
 }  // namespace
 
 std::vector<const KernelFamily*> all_families() {
-  std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family(), &gemm_family(), &flash_attention_family()};
-  if (test_families_enabled()) families.push_back(&fault_injection_family());
+  std::vector<const KernelFamily*> families = compiled_families(test_families_enabled());
   if (const KernelFamily* t1 = registered_t1_kernel()) families.push_back(t1);  // ktune tune --t1
   return families;
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/family.hpp"
+#include "tests/unit/family_descriptors.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/tune/tune_session.hpp"
 
@@ -31,36 +32,27 @@ std::int64_t geometry(const std::map<std::string, Value>& launch, const std::str
   return found == launch.end() ? fallback : std::get<std::int64_t>(found->second);
 }
 
+// At each family's launch shapes (kernels/<family>/family.json: one to 32768 rows, odd and
+// transformer widths), in fp32 and bf16 unless the descriptor narrows the precisions (attention's
+// default config is a tensor-core path, which fp32 does not take; fp32 runs the simt path alone,
+// checked on the GPU).
 TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
   const std::filesystem::path dir = std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces";
   int spaces = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string file = entry.path().filename().string();
-    if (!file.ends_with(".cuda.json") || file.starts_with("fault_injection")) continue;
-    const SearchSpace space = SearchSpace::load(entry.path());
-    const KernelFamily& family = find_family(space.family());
+  for (const std::string& name : testing::families_with_sources("cuda")) {
+    const std::string file = name + ".cuda.json";
+    const SearchSpace space = SearchSpace::load(dir / file);
+    const KernelFamily& family = find_family(name);
+    const testing::FamilyDescriptor descriptor = testing::family_descriptor(name);
     ++spaces;
-    const bool heads = space.family() == "rmsnorm_rope";
-    const bool flat = space.family() == "copy";  // one dim: the elements of a rows x cols tensor
-    const bool gemm = space.family() == "gemm";  // rows x cols of D, reduction over cols
-    // Attention: rows is the sequence, cols / 512 the heads, head sizes 64, 128 and 256, causal
-    // on odd rows; 16-bit only: its default config is a tensor-core path, which fp32 does not take
-    // (fp32 runs the simt path alone, checked on the GPU).
-    const bool attention = space.family() == "flash_attention";
-    for (const auto& [rows, cols] : std::map<std::int64_t, std::int64_t>{{1, 8192}, {7, 1001}, {256, 4096}, {16384, 4096}, {32768, 8192}}) {
-      const std::map<std::string, std::int64_t> shape =
-          heads  ? std::map<std::string, std::int64_t>{{"rows", rows}, {"heads", cols / 128}, {"head_dim", 128}}
-          : flat ? std::map<std::string, std::int64_t>{{"n", rows * cols}}
-          : gemm ? std::map<std::string, std::int64_t>{{"m", rows}, {"n", cols}, {"k", cols}}
-          : attention ? std::map<std::string, std::int64_t>{{"batch", 1}, {"heads", cols / 512}, {"seq_q", rows},
-                                                            {"seq_kv", rows}, {"head_dim", cols % 8192 == 0 ? 64 : rows == 7 ? 256 : 128},
-                                                            {"causal", rows % 2}}
-                 : std::map<std::string, std::int64_t>{{"rows", rows}, {"cols", cols}};
-      for (const Precision precision : {Precision::fp32, Precision::bf16}) {
-        if (attention && precision == Precision::fp32) continue;
-        SCOPED_TRACE(file + " rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " " +
-                     std::string(to_string(precision)));
-        const SpaceContext context = make_context(family.make_problem(shape, precision), hopper());
+    const std::vector<testing::Shape> shapes = descriptor.shapes("launch");
+    ASSERT_GE(shapes.size(), 3u) << file;
+    for (const testing::Shape& shape : shapes) {
+      for (const std::string& precision_name : descriptor.names("launch_precisions", {"fp32", "bf16"})) {
+        const Precision precision = parse_precision(precision_name).value();
+        const Problem problem = family.make_problem(shape, precision);
+        SCOPED_TRACE(file + " " + problem.describe());
+        const SpaceContext context = make_context(problem, hopper());
         const ValidConfigs valid = space.enumerate(context);
         ASSERT_GT(valid.size(), 0u);
         ASSERT_TRUE(space.default_config());
@@ -85,7 +77,7 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
 // and precisions of the family the spaces were recorded at (rows of 1024 to 32768, GEMMs from
 // skinny to square, heads of 64 to 256).
 TEST(CudaSpaces, StartingPointsAreValidAtARecordedKindOfShape) {
-  using Shape = std::map<std::string, std::int64_t>;
+  using testing::Shape;
   const std::filesystem::path dir = std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces";
   int with_points = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -95,18 +87,8 @@ TEST(CudaSpaces, StartingPointsAreValidAtARecordedKindOfShape) {
     if (space.starting_points().empty()) continue;
     ++with_points;
     const std::string& name = space.family();
-    std::vector<Shape> shapes;
-    if (name == "gemm") {
-      for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{4096, 4096, 4096}, {256, 4096, 14336}, {768, 3072, 768}})
-        for (const std::int64_t layout : {0, 1}) shapes.push_back({{"m", m}, {"n", n}, {"k", k}, {"b_layout", layout}});
-    } else if (name == "rmsnorm_rope") {
-      for (const std::int64_t head_dim : {64, 128, 256}) shapes.push_back({{"rows", 4096}, {"heads", 16}, {"head_dim", head_dim}});
-    } else if (name == "flash_attention") {
-      shapes.push_back({{"batch", 4}, {"heads", 16}, {"seq_q", 2048}, {"seq_kv", 2048}, {"head_dim", 128}, {"causal", 1}});
-    } else {
-      for (const auto& [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16384, 4096}, {4096, 1024}, {2048, 32768}, {4096, 14336}})
-        shapes.push_back({{"rows", rows}, {"cols", cols}});
-    }
+    const std::vector<Shape> shapes = testing::family_descriptor(name).shapes("recorded");
+    ASSERT_FALSE(shapes.empty()) << file << ": its family's descriptor has no recorded shapes";
     const KernelFamily& family = find_family(name);
     for (const Config& point : space.starting_points()) {
       bool valid_somewhere = false;

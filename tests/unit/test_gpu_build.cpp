@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/family.hpp"
+#include "tests/unit/family_descriptors.hpp"
 #include "tuner/backends/compile_pool.hpp"
 #include "tuner/backends/gpu_source.hpp"
 #include "tuner/core/errors.hpp"
@@ -87,6 +88,23 @@ TEST(GpuSource, DefinesCarryTypeDimsAndParameters) {
   }
 }
 
+// The hash covers exactly what the run-time compiler can read for a family: its source and the
+// embedded headers it includes, transitively (a shared header of another family included),
+// and not another family's files, so adding or editing one family leaves the others' keys alone.
+TEST(GpuSource, TheHashCoversWhatTheSourceIncludes) {
+  const std::set<std::string_view> rmsnorm = embedded_includes("kernels/rmsnorm/rmsnorm.cu");
+  EXPECT_EQ(rmsnorm, (std::set<std::string_view>{"kernels/common/cuda_common.cuh", "kernels/common/cuda_rows.cuh",
+                                                   "kernels/common/gpu_portable.cuh", "kernels/rmsnorm/rmsnorm.cu"}));
+  const std::set<std::string_view> residual = embedded_includes("kernels/residual_layernorm/residual_layernorm.cu");
+  EXPECT_TRUE(residual.contains("kernels/layernorm/cuda_layernorm_row.cuh"));
+  EXPECT_FALSE(residual.contains("kernels/rmsnorm/rmsnorm.cu"));
+  const std::set<std::string_view> gemm = embedded_includes("kernels/gemm/gemm.cu");
+  for (const char* header : {"kernels/gemm/gemm_wgmma.cuh", "kernels/gemm/gemm_mma.cuh", "kernels/gemm/gemm_simt.cuh",
+                             "kernels/common/cuda_wgmma.cuh", "kernels/common/cuda_hopper.cuh"})
+    EXPECT_TRUE(gemm.contains(header)) << header;
+  EXPECT_FALSE(gemm.contains("kernels/common/cuda_rows.cuh"));
+}
+
 TEST(GpuSource, TheHashCoversTheSharedHeaders) {
   const GpuSource* rmsnorm = find_family("rmsnorm").cuda_source();
   const GpuSource* softmax = find_family("softmax").cuda_source();
@@ -131,12 +149,9 @@ TEST(HipSpaces, EveryFamilyHasValidConfigsAndAValidDefaultOnAmdLimits) {
     ++spaces;
     const SearchSpace space =
         SearchSpace::load(std::string(KTUNE_SOURCE_DIR) + "/search_spaces/" + family->name() + ".hip.json");
-    std::map<std::string, std::int64_t> shape{{"rows", 4096}, {"cols", 4096}};
-    if (family->name() == "copy") shape = {{"n", 1 << 24}};
-    if (family->name() == "rmsnorm_rope") shape = {{"rows", 4096}, {"heads", 32}, {"head_dim", 128}};
-    if (family->name() == "gemm") shape = {{"m", 4096}, {"n", 4096}, {"k", 4096}};
-    if (family->name() == "flash_attention")
-      shape = {{"batch", 4}, {"heads", 16}, {"seq_q", 2048}, {"seq_kv", 2048}, {"head_dim", 128}};
+    const std::vector<testing::Shape> bench = testing::family_descriptor(family->name()).shapes("bench");
+    ASSERT_EQ(bench.size(), 1u) << family->name() << ": its descriptor has no bench shape";
+    const testing::Shape& shape = bench.front();
     for (const bool cdna : {true, false}) {
       for (const Precision precision : {Precision::fp32, Precision::bf16}) {
         SCOPED_TRACE(family->name() + (cdna ? " cdna " : " rdna ") + std::string(to_string(precision)));

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <functional>
 #include <thread>
 
@@ -37,6 +38,33 @@ const char* element_type(Precision precision) {
   }
 }
 
+// The targets of the `#include "..."` lines of `text`, whatever the conditionals around them (a
+// header a branch may include counts: the hash must change when it does).
+std::vector<std::string_view> quoted_includes(std::string_view text) {
+  std::vector<std::string_view> paths;
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    std::string_view line = text.substr(line_start, line_end - line_start);
+    line_start = line_end + 1;
+    const auto skip_blanks = [&line] {
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    };
+    skip_blanks();
+    if (!line.starts_with('#')) continue;
+    line.remove_prefix(1);
+    skip_blanks();
+    if (!line.starts_with("include")) continue;
+    line.remove_prefix(7);
+    skip_blanks();
+    if (!line.starts_with('"')) continue;
+    const std::size_t close = line.find('"', 1);
+    if (close != std::string_view::npos) paths.push_back(line.substr(1, close - 1));
+  }
+  return paths;
+}
+
 }  // namespace
 
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash) {
@@ -57,10 +85,22 @@ std::string gpu_main_text(const GpuSource& source) {
   return std::string(main->text);
 }
 
+std::set<std::string_view> embedded_includes(std::string_view main) {
+  std::set<std::string_view> seen;
+  std::vector<std::string_view> pending{main};
+  while (!pending.empty()) {
+    const EmbeddedFile* file = find_embedded(pending.back());
+    pending.pop_back();
+    if (!file || !seen.insert(file->path).second) continue;
+    for (const std::string_view included : quoted_includes(file->text)) pending.push_back(included);
+  }
+  return seen;
+}
+
 std::string gpu_source_hash(const GpuSource& source) {
   if (!source.text.empty()) return hex16(fnv1a(source.text, fnv1a(source.file)));  // a file from outside ktune
   std::uint64_t hash = fnv1a(gpu_main_text(source));
-  for (const auto& file : embedded::cuda_sources) hash = fnv1a(file.text, fnv1a(file.path, hash));
+  for (const std::string_view path : embedded_includes(source.file)) hash = fnv1a(find_embedded(path)->text, fnv1a(path, hash));
   return hex16(hash);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,12 @@ std::string hex16(std::uint64_t value);
 // The main file's text: embedded in ktune, or carried by the source (a T1 spec's kernel).
 // std::runtime_error when an embedded file is missing from this build.
 std::string gpu_main_text(const GpuSource& source);
-// Hash of the source and every embedded header it can include (an edited shared header must
-// never let an old binary or measurement be reused).
+// The embedded files `main` reads: itself and, transitively, every embedded file named by one of
+// its `#include "..."` lines (conditional ones too), in path order.
+std::set<std::string_view> embedded_includes(std::string_view main);
+// Hash of the source and every embedded header it includes, directly or not (an edited header
+// must never let an old binary or measurement be reused; a header it does not include, such as
+// another family's, leaves the hash alone).
 std::string gpu_source_hash(const GpuSource& source);
 
 // Every embedded file as a (name, text) header, so `#include "kernels/common/..."` resolves
