@@ -82,8 +82,9 @@ void check_names(const std::vector<std::string>& names, const std::string& what)
   }
 }
 
-// The same normalisation as the generated header's same_name(): ASCII case folded, runs of
-// whitespace collapsed to one space, leading and trailing whitespace dropped.
+// The same normalisation as the generated header's same_name() (db/export/tuned_lookup.hpp):
+// ASCII case folded, runs of whitespace collapsed to one space, leading and trailing whitespace
+// dropped.
 std::string normalise_name(std::string_view name) {
   std::string out;
   bool pending_space = false;
