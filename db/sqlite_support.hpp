@@ -1,6 +1,6 @@
 // What the store's source files share: the SQLite error check, a prepared-statement wrapper, a
-// write transaction, timestamps and JSON columns. Internal to db/ (store.cpp and the history
-// queries in bench_history_store.cpp); callers use store.hpp.
+// write transaction, timestamps and JSON columns. Internal to db/ (store_open.cpp,
+// store_classify.cpp, store.cpp, bench_history_store.cpp, store_merge.cpp); callers use store.hpp.
 #pragma once
 
 #include <sqlite3.h>

@@ -1,5 +1,6 @@
-// Store's private state, shared by the store's source files (store.cpp: opening, migrations,
-// tuning results; bench_history_store.cpp: bench history and tuning traces). Internal to db/.
+// Store's private state, shared by the store's source files (store_open.cpp: opening,
+// migrations; store.cpp: tuning results; bench_history_store.cpp: bench history and tuning
+// traces; store_merge.cpp: merging databases). Internal to db/.
 #pragma once
 
 #include <sqlite3.h>
@@ -41,7 +42,7 @@ struct Store::Impl {
   std::int64_t user_version() { return store_detail::pragma_int(db, "user_version", path); }
 
   void open_read_write();
-  // Switching a new database to WAL needs an exclusive lock; see store.cpp.
+  // Switching a new database to WAL needs an exclusive lock; see store_open.cpp.
   void enable_wal();
   // Applies pending migrations in order, each in its own transaction.
   void migrate();

@@ -1,10 +1,12 @@
 // Header and JSON exporter. The header is a self-contained C++20 file (standard headers only):
 // named structs for the config and the shape, one designated-initializer entry per tuned
 // (backend, device, precision, shape), the search space's default, and a constexpr lookup with
-// the fallback chain device -> architecture -> vendor -> default. Entries are validated (every
-// parameter and dimension present, names usable as C++ identifiers), deduplicated (the lookup
-// cannot tell apart two entries of the same backend, device name, precision and shape, so only
-// the most recently measured one is kept) and sorted, so the output is diffable.
+// the fallback chain device -> architecture -> vendor -> default. This file writes the family's
+// data; the lookup code between the data is copied from the sections of
+// db/export/tuned_lookup.hpp, a real header embedded at build time. Entries are validated
+// (every parameter and dimension present, names usable as C++ identifiers), deduplicated (the
+// lookup cannot tell apart two entries of the same backend, device name, precision and shape,
+// so only the most recently measured one is kept) and sorted, so the output is diffable.
 #include "db/export/header_exporter.hpp"
 
 #include <unistd.h>
@@ -21,11 +23,13 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 #include <variant>
 
 #include "ktune/build_info.hpp"
+#include "ktune/embedded/tuned_lookup.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/precision.hpp"
 
@@ -78,8 +82,9 @@ void check_names(const std::vector<std::string>& names, const std::string& what)
   }
 }
 
-// The same normalisation as the generated header's same_name(): ASCII case folded, runs of
-// whitespace collapsed to one space, leading and trailing whitespace dropped.
+// The same normalisation as the generated header's same_name() (db/export/tuned_lookup.hpp):
+// ASCII case folded, runs of whitespace collapsed to one space, leading and trailing whitespace
+// dropped.
 std::string normalise_name(std::string_view name) {
   std::string out;
   bool pending_space = false;
@@ -357,98 +362,18 @@ std::string usage_example(const ExportFamily& input, const Prepared& prepared) {
   return out;
 }
 
-// The family-independent part of the header: names, lookup and its helpers.
-// Declared before default_config: an enumerator declared after a namespace-scope variable of the
-// same name trips -Wshadow.
-constexpr std::string_view kMatchLevelCode = R"(// Which level of the fallback chain answered a lookup.
-enum class MatchLevel { device, architecture, vendor, default_config };
-
-constexpr std::string_view to_string(MatchLevel level) {
-  switch (level) {
-    case MatchLevel::device: return "device";
-    case MatchLevel::architecture: return "architecture";
-    case MatchLevel::vendor: return "vendor";
-    case MatchLevel::default_config: return "default_config";
-  }
-  return "default_config";
+// One section of db/export/tuned_lookup.hpp: the lines between "// BEGIN SECTION <name>" and
+// "// END SECTION <name>", copied into the header as they are.
+std::string_view lookup_section(std::string_view name) {
+  const std::string_view text = embedded::tuned_lookup[0].text;
+  const std::string begin = "// BEGIN SECTION " + std::string(name) + "\n";
+  const std::string end = "// END SECTION " + std::string(name) + "\n";
+  const std::size_t first = text.find(begin);
+  const std::size_t last = text.find(end);
+  if (first == std::string_view::npos || last == std::string_view::npos || last < first)
+    throw std::logic_error("db/export/tuned_lookup.hpp has no section '" + std::string(name) + "'");
+  return text.substr(first + begin.size(), last - first - begin.size());
 }
-
-)";
-
-constexpr std::string_view kLookupCode = R"(// What the caller knows about its device (as its backend reports it). An empty field matches
-// nothing.
-struct DeviceQuery {
-  std::string_view backend;       // "cuda", "hip", "vulkan", "cpu"
-  std::string_view device;        // "NVIDIA H200"
-  std::string_view architecture;  // "sm_90"
-  std::string_view vendor;        // "nvidia"
-};
-
-struct LookupResult {
-  Config config;
-  MatchLevel level;
-  const TunedEntry* entry;  // the entry that answered; nullptr for the default
-};
-
-namespace detail {
-
-constexpr bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// Reads a name in its normalised form: ASCII letters folded to lower case, runs of whitespace
-// read as one space, leading and trailing whitespace skipped. next() returns -1 at the end.
-class NormalisedName {
- public:
-  constexpr explicit NormalisedName(std::string_view text) : text_(text) {
-    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-  }
-  constexpr int next() {
-    if (pos_ == text_.size()) return -1;
-    if (is_space(text_[pos_])) {
-      while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-      return pos_ == text_.size() ? -1 : ' ';
-    }
-    const char c = text_[pos_++];
-    return static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
-
-// The one name comparison of this header: equal after normalisation, and not empty.
-constexpr bool same_name(std::string_view a, std::string_view b) {
-  NormalisedName left(a), right(b);
-  int l = left.next(), r = right.next();
-  if (l == -1) return false;
-  while (l == r && l != -1) {
-    l = left.next();
-    r = right.next();
-  }
-  return l == r;
-}
-
-constexpr bool matches(MatchLevel level, const TunedEntry& entry, const DeviceQuery& query) {
-  if (!same_name(entry.backend, query.backend)) return false;
-  switch (level) {
-    case MatchLevel::device: return same_name(entry.device, query.device);
-    case MatchLevel::architecture: return same_name(entry.architecture, query.architecture);
-    case MatchLevel::vendor: return same_name(entry.vendor, query.vendor);
-    case MatchLevel::default_config: return false;
-  }
-  return false;
-}
-
-// max/min of two extents (each at least 1): 2^|log2(query / tuned)|.
-constexpr double extent_ratio(std::int64_t query, std::int64_t tuned) {
-  const double q = query < 1 ? 1.0 : static_cast<double>(query);
-  const double t = tuned < 1 ? 1.0 : static_cast<double>(tuned);
-  return q > t ? q / t : t / q;
-}
-
-)";
 
 // The header comment's sentence on option dims, empty for a family without any.
 std::string option_note(const ExportFamily& input) {
@@ -481,44 +406,6 @@ std::string render_shape_helpers(const std::vector<std::string>& dim_names, cons
   out += "constexpr double shape_distance(" + params + ") {\n  return 1.0" + ratio + ";\n}\n\n";
   return out;
 }
-
-constexpr std::string_view kLookupFunctions = R"(}  // namespace detail
-
-// The best tuned config for a device and shape, and which level of the fallback chain answered.
-constexpr LookupResult lookup_entry(const DeviceQuery& query, const Shape& shape,
-                                    std::string_view precision = "fp32") {
-  const MatchLevel levels[] = {MatchLevel::device, MatchLevel::architecture, MatchLevel::vendor};
-  for (const MatchLevel level : levels) {
-    const TunedEntry* best = nullptr;
-    bool best_precision = false, best_exact = false;
-    double best_distance = 0;
-    for (const TunedEntry& entry : entries) {
-      if (!detail::matches(level, entry, query) || !detail::same_options(entry.shape, shape)) continue;
-      const bool same_precision = detail::same_name(entry.precision, precision);
-      const bool exact = detail::same_shape(entry.shape, shape);
-      const double distance = detail::shape_distance(shape, entry.shape);
-      const bool better = best == nullptr || (same_precision != best_precision ? same_precision
-                                              : exact != best_exact           ? exact
-                                                                              : distance < best_distance);
-      if (better) {
-        best = &entry;
-        best_precision = same_precision;
-        best_exact = exact;
-        best_distance = distance;
-      }
-    }
-    if (best != nullptr) return LookupResult{best->config, level, best};
-  }
-  return LookupResult{default_config, MatchLevel::default_config, nullptr};
-}
-
-// The best tuned config for a device and shape (default_config when nothing matches).
-constexpr Config lookup(const DeviceQuery& query, const Shape& shape,
-                        std::string_view precision = "fp32") {
-  return lookup_entry(query, shape, precision).config;
-}
-
-)";
 
 std::string current_utc_time() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -555,25 +442,6 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 
 }  // namespace
 
-// What a device gives one block of a kernel, and whether a tuned entry fits it: an entry tuned on
-// a GPU with more shared memory per block may not launch on a smaller one.
-constexpr std::string_view kResourceCode = R"(// Per-block limits of the device a config is to run on.
-struct DeviceLimits {
-  std::int64_t max_shared_memory_per_block;  // bytes (opt-in maximum on CUDA)
-  std::int64_t max_threads_per_block;
-};
-
-// Shared memory per block the kernel of a tuned entry needs (from the search space's launch
-// expressions at the entry's shape).
-constexpr std::int64_t required_shared_memory(const TunedEntry& entry) { return entry.shared_bytes; }
-
-// True when the entry's kernel can launch within `limits`.
-constexpr bool validate_config(const TunedEntry& entry, const DeviceLimits& limits) {
-  return entry.shared_bytes <= limits.max_shared_memory_per_block && entry.threads <= limits.max_threads_per_block;
-}
-
-)";
-
 // The family's untuned starting points per kind of GPU, when it has any: a struct with a field
 // per value name, `tuned` always false, and a lookup by target falling back to "fallback".
 std::string render_architecture_defaults(const ExportFamily& input) {
@@ -603,16 +471,8 @@ std::string render_architecture_defaults(const ExportFamily& input) {
     for (const auto& [name, value] : d.values) out += ", ." + name + " = " + cpp_int(value);
     out += ", .tuned = false},\n";
   }
-  out += "}};\n\n"
-         "// The starting point of `target`, else the \"fallback\" one (nullptr when there is neither).\n"
-         "constexpr const ArchitectureDefault* architecture_default(std::string_view target) {\n"
-         "  const ArchitectureDefault* fallback = nullptr;\n"
-         "  for (const auto& d : architecture_defaults) {\n"
-         "    if (d.target == target) return &d;\n"
-         "    if (d.target == \"fallback\") fallback = &d;\n"
-         "  }\n"
-         "  return fallback;\n"
-         "}\n\n";
+  out += "}};\n\n";
+  out += lookup_section("architecture_default");
   return out;
 }
 
@@ -651,7 +511,7 @@ std::string render_header(const ExportFamily& input, const std::string& generate
       << "#include <array>\n#include <cstddef>\n#include <cstdint>\n#include <string_view>\n\n"
       << "namespace ktune::tuned::" << family << " {\n\n"
       << "inline constexpr std::string_view family_name = " << cpp_string(family) << ";\n\n"
-      << kMatchLevelCode;
+      << lookup_section("match_level");
 
   out << "// One configuration: a field per parameter of the search space, in its order.\n"
       << "struct Config {\n";
@@ -662,23 +522,7 @@ std::string render_header(const ExportFamily& input, const std::string& generate
       << "struct Shape {\n";
   for (const auto& dim : input.dim_names) out << "  std::int64_t " << dim << ";\n";
   out << "};\n\n"
-      << "// The best measured config of one backend, device, precision and shape, with provenance.\n"
-      << "struct TunedEntry {\n"
-      << "  std::string_view backend;        // \"cpu\", \"cuda\", \"hip\", \"vulkan\"\n"
-      << "  std::string_view device;         // device name as the backend reports it\n"
-      << "  std::string_view architecture;   // \"sm_90\", \"gfx90a\", \"x86_64-avx2\"\n"
-      << "  std::string_view vendor;         // \"nvidia\", \"amd\", \"intel\"\n"
-      << "  std::string_view precision;      // \"fp32\", \"bf16\", ...\n"
-      << "  Shape shape;\n"
-      << "  Config config;\n"
-      << "  std::int64_t shared_bytes;       // shared memory per block its kernel needs (0: none)\n"
-      << "  std::int64_t threads;            // threads per block of its kernel (0: not a GPU kernel)\n"
-      << "  double median_ns;                // median time of this config on this shape\n"
-      << "  std::string_view measured_at;    // ISO-8601 UTC\n"
-      << "  std::string_view ktune_version;  // of the run that measured it\n"
-      << "  std::string_view git_commit;     // of the ktune that measured it\n"
-      << "  std::int64_t measurement_id;     // row of the measurement in the database\n"
-      << "};\n\n"
+      << lookup_section("tuned_entry")
       << "// The untuned default (the search space's \"default\"): the answer when no entry matches.\n"
       << "inline constexpr Config default_config"
       << config_initializer(input.default_config, input, prepared.types, "the default config") << ";\n\n";
@@ -691,8 +535,8 @@ std::string render_header(const ExportFamily& input, const std::string& generate
     for (const auto* entry : prepared.entries) out << render_entry(*entry, input, prepared.types);
     out << "}};\n\n";
   }
-  out << kResourceCode << render_architecture_defaults(input) << kLookupCode
-      << render_shape_helpers(input.dim_names, input.option_dims) << kLookupFunctions
+  out << lookup_section("resources") << render_architecture_defaults(input) << lookup_section("lookup")
+      << render_shape_helpers(input.dim_names, input.option_dims) << lookup_section("lookup_functions")
       << "}  // namespace ktune::tuned::" << family << "\n";
   return out.str();
 }

@@ -20,7 +20,7 @@ import sys
 
 import harness
 
-KTUNE_APPLICATION_ID = 0x6B74756E  # PRAGMA application_id of a ktune database (db/store.cpp)
+KTUNE_APPLICATION_ID = 0x6B74756E  # PRAGMA application_id of a ktune database (db/store_classify.hpp)
 
 
 class ErrorPaths(harness.KtuneTestCase):
@@ -41,7 +41,7 @@ class ErrorPaths(harness.KtuneTestCase):
             space = json.load(f)
         space["constraints"].append({"name": "impossible", "expr": "threads > 1000000000"})
         self.write("space_impossible.json", json.dumps(space))
-        # A ktune database of a schema version from the future (how db/store.cpp marks versions),
+        # A ktune database of a schema version from the future (how db/store_open.cpp marks versions),
         # someone else's SQLite file, and an empty one (a new database: no results to export).
         connection = sqlite3.connect(os.path.join(d, "newer.db"))
         connection.execute(f"PRAGMA application_id = {KTUNE_APPLICATION_ID}")
