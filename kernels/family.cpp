@@ -13,6 +13,16 @@ double KernelFamily::byte_count(const Problem& problem) const {
   return bytes;
 }
 
+std::vector<std::string> KernelFamily::tensor_names(const Problem& problem) const {
+  std::vector<std::string> names;
+  for (auto& tensor : tensors(problem)) names.push_back(std::move(tensor.name));
+  return names;
+}
+
+NamedTensors<std::vector<double>> KernelFamily::named_tensors(const Problem& problem, HostTensors& host) const {
+  return {name(), tensor_names(problem), host};
+}
+
 double KernelFamily::tolerance(Precision precision) const { return default_tolerance(precision); }
 
 Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& overrides,

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/named_tensors.hpp"
 #include "tuner/core/architecture_default.hpp"
 #include "tuner/core/config.hpp"
 #include "tuner/core/problem.hpp"
@@ -112,6 +113,11 @@ class KernelFamily {
   // True when speed is limited by memory bandwidth (decides L2 flushing and the roofline).
   virtual bool memory_bound() const { return true; }
   virtual double tolerance(Precision precision) const;
+
+  // The names of tensors(problem), in order.
+  std::vector<std::string> tensor_names(const Problem& problem) const;
+  // `host` (indexed like tensors(problem)) read by name: named_tensors(problem, host).at("x").
+  NamedTensors<std::vector<double>> named_tensors(const Problem& problem, HostTensors& host) const;
 
   // Reads the input tensors and writes the outputs, all in float64. An output element left NaN
   // is not checked (a reference too costly to compute in full checks a sample).

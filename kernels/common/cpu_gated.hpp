@@ -59,8 +59,8 @@ class GatedActivationCpu final : public CpuKernel {
           select_variant<RowFn>(kVectorWidths, kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
             return poly ? &gated_row<Activation, T, true, W, U> : &gated_row<Activation, T, false, W, U>;
           });
-      const T* x = static_cast<const T*>(context.tensors[0].data);
-      T* out = static_cast<T*>(context.tensors[1].data);
+      const T* x = static_cast<const T*>(context.tensor("x").data);
+      T* out = static_cast<T*>(context.tensor("out").data);
       launch = launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * 2 * cols, x + r * 2 * cols + cols, out + r * cols, cols);
       });

@@ -24,8 +24,8 @@ class CopyCpu final : public CpuKernel {
     const std::int64_t bytes = context.problem.dim("n") * element_bytes(context.problem.precision);
     const std::int64_t chunk = chunk_kib * 1024;
     const std::int64_t tasks = (bytes + chunk - 1) / chunk;
-    const auto* source = static_cast<const char*>(context.tensors[0].data);
-    auto* destination = static_cast<char*>(context.tensors[1].data);
+    const auto* source = static_cast<const char*>(context.tensor("x").data);
+    auto* destination = static_cast<char*>(context.tensor("out").data);
     ThreadPool& pool = context.pool;
     return [=, &pool] {
       pool.parallel_for(tasks, threads, [=](std::int64_t task) {

@@ -21,7 +21,10 @@ class CopyFamily final : public KernelFamily {
     return {{"x", n, false}, {"out", n, true}};
   }
   double flop_count(const Problem&) const override { return 0; }
-  void reference(const Problem&, HostTensors& tensors) const override { tensors[1] = tensors[0]; }
+  void reference(const Problem& problem, HostTensors& tensors) const override {
+    const auto named = named_tensors(problem, tensors);
+    named.at("out") = named.at("x");
+  }
   const CpuKernel* cpu_kernel() const override { return &copy_cpu_kernel(); }
   const GpuSource* cuda_source() const override {
     static constexpr GpuSource source{.file = "kernels/copy/copy.cu",

@@ -32,11 +32,14 @@ struct Tiling {
 template <typename T>
 class FlashAttentionRun {
  public:
-  FlashAttentionRun(Shape shape, Tiling tiling, const CpuTensor* tensors, ThreadPool& pool)
-      : s_(shape), t_(tiling), pool_(pool), q_(static_cast<const T*>(tensors[0].data)),
-        k_(static_cast<const T*>(tensors[1].data)), v_(static_cast<const T*>(tensors[2].data)),
-        o_(static_cast<T*>(tensors[3].data)), lse_(static_cast<float*>(tensors[4].data)),
-        scale_(*static_cast<const float*>(tensors[5].data)) {}
+  FlashAttentionRun(Shape shape, Tiling tiling, const CpuLaunchContext& context)
+      : s_(shape), t_(tiling), pool_(context.pool),
+        q_(static_cast<const T*>(context.tensor("q").data)),
+        k_(static_cast<const T*>(context.tensor("k").data)),
+        v_(static_cast<const T*>(context.tensor("v").data)),
+        o_(static_cast<T*>(context.tensor("o").data)),
+        lse_(static_cast<float*>(context.tensor("lse").data)),
+        scale_(*static_cast<const float*>(context.tensor("scale").data)) {}
 
   void operator()() {
     const std::int64_t q_blocks = (s_.seq_q + t_.block_q - 1) / t_.block_q;
@@ -138,7 +141,7 @@ class FlashAttentionCpu final : public CpuKernel {
     const Shape shape = Shape::of(context.problem);
     std::function<void()> run;
     const bool typed = cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
-      run = [state = std::make_shared<FlashAttentionRun<T>>(shape, tiling, context.tensors.data(), context.pool)] {
+      run = [state = std::make_shared<FlashAttentionRun<T>>(shape, tiling, context)] {
         (*state)();
       };
     });

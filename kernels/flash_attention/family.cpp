@@ -74,12 +74,13 @@ class FlashAttentionFamily final : public KernelFamily {
 
   void reference(const Problem& problem, HostTensors& tensors) const override {
     const Shape s = Shape::of(problem);
-    const auto& q = tensors[0];
-    const auto& k = tensors[1];
-    const auto& v = tensors[2];
-    auto& o = tensors[3];
-    auto& lse = tensors[4];
-    const double scale = tensors[5][0];
+    const auto named = named_tensors(problem, tensors);
+    const auto& q = named.at("q");
+    const auto& k = named.at("k");
+    const auto& v = named.at("v");
+    auto& o = named.at("o");
+    auto& lse = named.at("lse");
+    const double scale = named.at("scale")[0];
     const double fma = static_cast<double>(s.batch * s.heads) * static_cast<double>(s.seq_q) *
                        static_cast<double>(s.seq_kv) * static_cast<double>(s.head_dim) * 2.0;
     const bool sampled = fma > kFullReferenceFma;

@@ -65,11 +65,14 @@ struct Blocking {
 template <typename T>
 class GemmRun {
  public:
-  GemmRun(Shape shape, Blocking blocking, MicroKernel micro, const CpuTensor* tensors, ThreadPool& pool)
-      : s_(shape), b_(blocking), micro_(micro), pool_(pool),
-        a_(static_cast<const T*>(tensors[0].data)), bm_(static_cast<const T*>(tensors[1].data)),
-        c_(static_cast<const T*>(tensors[2].data)), bias_(static_cast<const T*>(tensors[3].data)),
-        scalars_(static_cast<const T*>(tensors[4].data)), d_(static_cast<T*>(tensors[5].data)),
+  GemmRun(Shape shape, Blocking blocking, MicroKernel micro, const CpuLaunchContext& context)
+      : s_(shape), b_(blocking), micro_(micro), pool_(context.pool),
+        a_(static_cast<const T*>(context.tensor("a").data)),
+        bm_(static_cast<const T*>(context.tensor("b").data)),
+        c_(static_cast<const T*>(context.tensor("c").data)),
+        bias_(static_cast<const T*>(context.tensor("bias").data)),
+        scalars_(static_cast<const T*>(context.tensor("scalars").data)),
+        d_(static_cast<T*>(context.tensor("d").data)),
         sums_(static_cast<std::size_t>(s_.m * s_.n)),
         packed_b_(static_cast<std::size_t>(round_up(b_.block_n, b_.micro_n) * b_.block_k)),
         packed_a_(static_cast<std::size_t>(round_up(s_.m, b_.micro_m) * b_.block_k)) {}
@@ -176,7 +179,7 @@ class GemmCpu final : public CpuKernel {
                       static_cast<int>(problem.dim("epilogue"))};
     std::function<void()> run;
     const bool typed = cpu::with_any_storage_type(problem.precision, [&]<typename T>() {
-      run = [state = std::make_shared<GemmRun<T>>(shape, blocking, micro, context.tensors.data(), context.pool)] {
+      run = [state = std::make_shared<GemmRun<T>>(shape, blocking, micro, context)] {
         (*state)();
       };
     });

@@ -61,12 +61,14 @@ class GemmFamily final : public KernelFamily {
     const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
     const bool b_is_nk = problem.dim("b_layout") == 0;
     const int epilogue = static_cast<int>(problem.dim("epilogue"));
-    const auto& a = tensors[0];
-    const auto& b = tensors[1];
-    const auto& c = tensors[2];
-    const auto& bias = tensors[3];
-    const double alpha = tensors[4][0], beta = tensors[4][1];
-    auto& d = tensors[5];
+    const auto named = named_tensors(problem, tensors);
+    const auto& a = named.at("a");
+    const auto& b = named.at("b");
+    const auto& c = named.at("c");
+    const auto& bias = named.at("bias");
+    const auto& scalars = named.at("scalars");
+    const double alpha = scalars[0], beta = scalars[1];
+    auto& d = named.at("d");
 
     const bool sampled = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > kFullReferenceFma;
     if (sampled) std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());  // not checked

@@ -64,10 +64,10 @@ class LayerNormCpu final : public CpuKernel {
             return welford ? &layernorm_row<T, RowStatsKind::welford, W, U>
                            : &layernorm_row<T, RowStatsKind::two_pass, W, U>;
           });
-      const T* x = static_cast<const T*>(context.tensors[0].data);
-      const T* gamma = static_cast<const T*>(context.tensors[1].data);
-      const T* beta = static_cast<const T*>(context.tensors[2].data);
-      T* out = static_cast<T*>(context.tensors[3].data);
+      const T* x = static_cast<const T*>(context.tensor("x").data);
+      const T* gamma = static_cast<const T*>(context.tensor("gamma").data);
+      const T* beta = static_cast<const T*>(context.tensor("beta").data);
+      T* out = static_cast<T*>(context.tensor("out").data);
       launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * cols, gamma, beta, out + r * cols, cols);
       });

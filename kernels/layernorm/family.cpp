@@ -32,10 +32,11 @@ class LayerNormFamily final : public KernelFamily {
   }
   void reference(const Problem& problem, HostTensors& tensors) const override {
     const auto rows = problem.dim("rows"), cols = problem.dim("cols");
-    const auto& x = tensors[0];
-    const auto& gamma = tensors[1];
-    const auto& beta = tensors[2];
-    auto& out = tensors[3];
+    const auto named = named_tensors(problem, tensors);
+    const auto& x = named.at("x");
+    const auto& gamma = named.at("gamma");
+    const auto& beta = named.at("beta");
+    auto& out = named.at("out");
     for (std::int64_t r = 0; r < rows; ++r) {
       const double* row = x.data() + r * cols;
       double sum = 0;

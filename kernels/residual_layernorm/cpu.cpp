@@ -71,12 +71,12 @@ class ResidualLayerNormCpu final : public CpuKernel {
             return welford ? &residual_layernorm_row<T, RowStatsKind::welford, W, U>
                            : &residual_layernorm_row<T, RowStatsKind::two_pass, W, U>;
           });
-      const T* x = static_cast<const T*>(context.tensors[0].data);
-      const T* residual = static_cast<const T*>(context.tensors[1].data);
-      const T* gamma = static_cast<const T*>(context.tensors[2].data);
-      const T* beta = static_cast<const T*>(context.tensors[3].data);
-      T* out = static_cast<T*>(context.tensors[4].data);
-      T* sum = static_cast<T*>(context.tensors[5].data);
+      const T* x = static_cast<const T*>(context.tensor("x").data);
+      const T* residual = static_cast<const T*>(context.tensor("residual").data);
+      const T* gamma = static_cast<const T*>(context.tensor("gamma").data);
+      const T* beta = static_cast<const T*>(context.tensor("beta").data);
+      T* out = static_cast<T*>(context.tensor("out").data);
+      T* sum = static_cast<T*>(context.tensor("sum").data);
       launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * cols, residual + r * cols, gamma, beta, out + r * cols, sum + r * cols, cols);
       });

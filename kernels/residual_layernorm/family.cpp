@@ -34,12 +34,13 @@ class ResidualLayerNormFamily final : public KernelFamily {
   }
   void reference(const Problem& problem, HostTensors& tensors) const override {
     const auto rows = problem.dim("rows"), cols = problem.dim("cols");
-    const auto& x = tensors[0];
-    const auto& residual = tensors[1];
-    const auto& gamma = tensors[2];
-    const auto& beta = tensors[3];
-    auto& out = tensors[4];
-    auto& sum = tensors[5];
+    const auto named = named_tensors(problem, tensors);
+    const auto& x = named.at("x");
+    const auto& residual = named.at("residual");
+    const auto& gamma = named.at("gamma");
+    const auto& beta = named.at("beta");
+    auto& out = named.at("out");
+    auto& sum = named.at("sum");
     // The unrounded sum of the (rounded) inputs; LayerNorm normalises it, not a rounded copy.
     for (std::int64_t i = 0; i < rows * cols; ++i) sum[i] = x[i] + residual[i];
     for (std::int64_t r = 0; r < rows; ++r) {

@@ -57,9 +57,9 @@ class RmsNormCpu final : public CpuKernel {
       const RowFn row_fn = cpu::select_variant<RowFn>(
           cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll,
           []<int W, int U>() { return &rmsnorm_row<T, W, U>; });
-      const T* x = static_cast<const T*>(context.tensors[0].data);
-      const T* weight = static_cast<const T*>(context.tensors[1].data);
-      T* out = static_cast<T*>(context.tensors[2].data);
+      const T* x = static_cast<const T*>(context.tensor("x").data);
+      const T* weight = static_cast<const T*>(context.tensor("weight").data);
+      T* out = static_cast<T*>(context.tensor("out").data);
       launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * cols, weight, out + r * cols, cols);
       });

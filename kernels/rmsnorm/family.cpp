@@ -29,9 +29,10 @@ class RmsNormFamily final : public KernelFamily {
   }
   void reference(const Problem& problem, HostTensors& tensors) const override {
     const auto rows = problem.dim("rows"), cols = problem.dim("cols");
-    const auto& x = tensors[0];
-    const auto& weight = tensors[1];
-    auto& out = tensors[2];
+    const auto named = named_tensors(problem, tensors);
+    const auto& x = named.at("x");
+    const auto& weight = named.at("weight");
+    auto& out = named.at("out");
     for (std::int64_t r = 0; r < rows; ++r) {
       const double* row = x.data() + r * cols;
       double sum_sq = 0;

@@ -39,11 +39,12 @@ class RmsNormRopeFamily final : public KernelFamily {
     if (head_dim % 2 != 0)
       throw InputError("rmsnorm_rope: head_dim must be even, got " + std::to_string(head_dim));
     const std::int64_t half = head_dim / 2;
-    const auto& x = tensors[0];
-    const auto& weight = tensors[1];
-    const auto& cos = tensors[2];
-    const auto& sin = tensors[3];
-    auto& out = tensors[4];
+    const auto named = named_tensors(problem, tensors);
+    const auto& x = named.at("x");
+    const auto& weight = named.at("weight");
+    const auto& cos = named.at("cos");
+    const auto& sin = named.at("sin");
+    auto& out = named.at("out");
     std::vector<double> y(static_cast<std::size_t>(head_dim));
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t h = 0; h < heads; ++h) {

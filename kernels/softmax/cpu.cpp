@@ -52,8 +52,8 @@ class SoftmaxCpu final : public CpuKernel {
           cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
             return poly ? &softmax_row<T, SoftmaxExp::poly, W, U> : &softmax_row<T, SoftmaxExp::libm, W, U>;
           });
-      const T* x = static_cast<const T*>(context.tensors[0].data);
-      T* out = static_cast<T*>(context.tensors[1].data);
+      const T* x = static_cast<const T*>(context.tensor("x").data);
+      T* out = static_cast<T*>(context.tensor("out").data);
       launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * cols, out + r * cols, cols);
       });

@@ -32,8 +32,9 @@ class SoftmaxDropoutFamily final : public KernelFamily {
   }
   void reference(const Problem& problem, HostTensors& tensors) const override {
     const auto rows = problem.dim("rows"), cols = problem.dim("cols");
-    const auto& x = tensors[0];
-    auto& out = tensors[1];
+    const auto named = named_tensors(problem, tensors);
+    const auto& x = named.at("x");
+    auto& out = named.at("out");
     const double scale = 1.0 / (1.0 - kSoftmaxDropoutP);
     for (std::int64_t r = 0; r < rows; ++r) {
       const double* row = x.data() + r * cols;

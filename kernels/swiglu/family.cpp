@@ -28,8 +28,9 @@ class SwiGluFamily final : public KernelFamily {
   }
   void reference(const Problem& problem, HostTensors& tensors) const override {
     const auto rows = problem.dim("rows"), cols = problem.dim("cols");
-    const auto& x = tensors[0];
-    auto& out = tensors[1];
+    const auto named = named_tensors(problem, tensors);
+    const auto& x = named.at("x");
+    auto& out = named.at("out");
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t c = 0; c < cols; ++c) {
         const double gate = x[r * 2 * cols + c];

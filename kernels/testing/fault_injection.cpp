@@ -22,8 +22,8 @@ class FaultInjectionCpu final : public CpuKernel {
     const std::int64_t n = context.problem.dim("n");
     const std::int64_t work = context.config.get_int("work");
     const std::string behaviour = std::get<std::string>(context.config.at("behaviour"));
-    const float* x = static_cast<const float*>(context.tensors[0].data);
-    float* out = static_cast<float*>(context.tensors[1].data);
+    const float* x = static_cast<const float*>(context.tensor("x").data);
+    float* out = static_cast<float*>(context.tensor("out").data);
     if (behaviour == "unsupported") throw UnsupportedConfig("this variant declines to run");
     // Scratch larger than any machine's address space: operator new throws std::bad_alloc at
     // once (no overcommit can grant it), as a variant asking for too much scratch would.
@@ -58,7 +58,10 @@ class FaultInjectionFamily final : public KernelFamily {
   double flop_count(const Problem& problem) const override { return static_cast<double>(problem.dim("n")); }
   void reference(const Problem& problem, HostTensors& tensors) const override {
     std::this_thread::sleep_for(std::chrono::milliseconds(problem.dim("setup_ms")));
-    for (std::int64_t i = 0; i < problem.dim("n"); ++i) tensors[1][i] = tensors[0][i] * 2.0;
+    const auto named = named_tensors(problem, tensors);
+    const auto& x = named.at("x");
+    auto& out = named.at("out");
+    for (std::int64_t i = 0; i < problem.dim("n"); ++i) out[i] = x[i] * 2.0;
   }
   const GpuSource* cuda_source() const override {
     static constexpr GpuSource source{"kernels/testing/fault_injection.cu", "fault_injection_kernel"};

@@ -118,5 +118,22 @@ TEST(CpuBackend, UnsupportedValueIsReportedNotCrashed) {
   EXPECT_NE(result.message.find("vector_width=3"), std::string::npos) << result.message;
 }
 
+TEST(NamedTensors, ReadsByNameAndNamesTheValidOnesForAnUnknownName) {
+  const KernelFamily& family = find_family("rmsnorm");
+  const Problem problem = family.make_problem({{"rows", 2}, {"cols", 3}}, Precision::fp32);
+  HostTensors host = family.make_inputs(problem, 1);
+  const auto named = family.named_tensors(problem, host);
+  EXPECT_EQ(&named.at("weight"), &host[1]);
+  EXPECT_EQ(&named.at("out"), &host[2]);
+  try {
+    named.at("gamma");
+    FAIL() << "an unknown name was accepted";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "rmsnorm has no tensor 'gamma'; its tensors are: x, weight, out");
+  }
+  host.pop_back();  // fewer tensors than names: a mistake, not a read past the end
+  EXPECT_THROW(family.named_tensors(problem, host).at("x"), std::logic_error);
+}
+
 }  // namespace
 }  // namespace ktune

@@ -116,13 +116,14 @@ TEST(SoftmaxDropout, CpuMaskMatchesReferenceForEveryConfig) {
 
       const CpuTensor tensors[] = {{x.data(), static_cast<std::int64_t>(n)},
                                    {out.data(), static_cast<std::int64_t>(n)}};
+      const std::vector<std::string> tensor_names = family.tensor_names(problem);
       SpaceContext context{{"rows", Value{rows}}, {"cols", Value{cols}},
                            {"hardware_threads", Value{std::int64_t{hardware_threads}}}};
       const ValidConfigs valid = space.enumerate(context);
       for (std::size_t k = 0; k < valid.size(); ++k) {
         const Config config = valid.config(k);
         std::fill(out.begin(), out.end(), 0xFF);
-        family.cpu_kernel()->prepare({problem, config, tensors, pool})();
+        family.cpu_kernel()->prepare({problem, config, tensors, tensor_names, pool})();
         std::size_t mismatches = 0;
         cpu::with_storage_type(precision, [&]<typename T>() {
           for (std::size_t i = 0; i < n; ++i) {

@@ -33,6 +33,7 @@ struct CpuBackend::ProblemState {
   std::vector<AlignedBuffer> buffers;  // in the problem's precision
   std::vector<std::size_t> bytes;
   std::vector<CpuTensor> tensors;
+  std::vector<std::string> tensor_names;
   HostTensors expected;  // reference outputs (inputs too, unused after setup)
 };
 
@@ -54,6 +55,7 @@ CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family
     state->buffers.push_back(allocate(bytes));
     state->bytes.push_back(bytes);
     state->tensors.push_back({state->buffers.back().get(), state->specs[t].elements});
+    state->tensor_names.push_back(state->specs[t].name);
     if (!state->specs[t].is_output) {
       // The reference sees the inputs exactly as the kernel does: rounded to the precision.
       cpu::store_values(state->specs[t].precision(problem), host[t], state->buffers.back().get());
@@ -86,7 +88,7 @@ EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem&
   std::function<void()> launch;
   const auto build_start = std::chrono::steady_clock::now();
   try {
-    launch = kernel->prepare({problem, config, state.tensors, pool_});
+    launch = kernel->prepare({problem, config, state.tensors, state.tensor_names, pool_});
   } catch (const UnsupportedConfig& e) {
     result.outcome = Outcome::unsupported;
     result.message = e.what();

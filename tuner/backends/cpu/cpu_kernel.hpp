@@ -8,7 +8,9 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
+#include "kernels/named_tensors.hpp"
 #include "tuner/core/config.hpp"
 #include "tuner/core/problem.hpp"
 
@@ -26,7 +28,13 @@ struct CpuLaunchContext {
   const Problem& problem;
   const Config& config;
   std::span<const CpuTensor> tensors;  // in KernelFamily::tensors() order
+  std::span<const std::string> tensor_names;  // their names, likewise
   ThreadPool& pool;
+
+  // The tensor called `name` in KernelFamily::tensors(); std::logic_error for an unknown name.
+  const CpuTensor& tensor(std::string_view name) const {
+    return tensor_named(problem.family, tensor_names, tensors, name);
+  }
 };
 
 // Thrown by prepare() for a value the implementation does not provide; recorded as `unsupported`.
