@@ -236,10 +236,10 @@ def plan(context):
           f"{settings.budget:g} s in all")
     for line in notes:
         print(line)
-    for i, (kind, kernel, rows, cols, shape, count) in enumerate(plan_steps):
-        # The verdict the model would give each step if every step before it took no time.
-        verdict = suite_model.decide([], [(s[0], s[5]) for s in plan_steps[i:]], settings.budget, 0.0, settings.cap)
-        if kind == "baselines":
-            print(f"baselines {rows}x{cols}")
-        else:
-            print(f"  {kernel} {shape}: {count} elements, limit {verdict.limit:.1f} s if first")
+    first = next((i for i, s in enumerate(plan_steps) if s[0] == "tune"), None)
+    if first is not None:
+        verdict = suite_model.decide([], [(s[0], s[5]) for s in plan_steps[first:]], settings.budget, 0.0, settings.cap)
+        print(f"the model's start: the first tune gets {verdict.limit:.1f} s (F0 {verdict.f0:.1f} s, "
+              f"k {verdict.k:.3g} s/element, B {verdict.b:.1f} s, slack {verdict.slack:.0f} s)")
+    for kind, kernel, rows, cols, shape, count in plan_steps:
+        print(f"baselines {rows}x{cols}" if kind == "baselines" else f"  {kernel} {shape}: {count} elements")
