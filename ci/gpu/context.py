@@ -23,6 +23,8 @@ class Log:
             open(path, "w").close()
 
     def __call__(self, *lines):
+        if not lines:
+            return
         with self._lock:
             text = "\n".join(str(line) for line in lines)
             if self.echo:
@@ -74,8 +76,11 @@ class Context:
 
     def show_device(self):
         print("== device", flush=True)
-        subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw",
-                        "--format=csv"])
+        query = "name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw"
+        try:
+            subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv"])
+        except OSError as e:
+            print(f"nvidia-smi: {e}", flush=True)
         ktune.run(self.ktune, ["devices", "--json"], stdout=self.path("devices.json"))
         with open(self.path("devices.json")) as f:
             print("".join(f.readlines()[:40]), end="", flush=True)
@@ -103,6 +108,15 @@ class Context:
 
     def fail(self):
         self.status = 1
+
+
+def make_table(table, *args):
+    """A table maker's text, or why it failed (a missing baseline must not stop the phase before
+    its logs are written)."""
+    try:
+        return table(*args)
+    except Exception as e:
+        return f"no table: {type(e).__name__}: {e}\n"
 
 
 def python_module(module, *args, **kwargs):

@@ -23,8 +23,11 @@ def not_ok(db_path, with_family=False, limit=None):
     columns = ("p.family, " if with_family else "") + "p.key, m.config, m.outcome, substr(m.message, 1, 300)"
     query = (f"select {columns} from measurements m join problems p on p.id = m.problem_id "
              f"where m.outcome != 'ok'" + (f" limit {int(limit)}" if limit else ""))
-    with sqlite3.connect(db_path) as db:
-        return [" | ".join(["not ok:", *(str(v) for v in row)]) for row in db.execute(query)]
+    try:
+        with sqlite3.connect(db_path) as db:
+            return [" | ".join(["not ok:", *(str(v) for v in row)]) for row in db.execute(query)]
+    except sqlite3.Error as e:  # a database no tune wrote: say so, do not stop the phase
+        return [f"{db_path}: {e}"]
 
 
 def measurements(db_path, message_chars=120):

@@ -7,7 +7,8 @@ import time
 
 def run(binary, args, stdout=None, stderr=None, timeout=None, interrupt=False, env=None):
     """Runs `binary args...`, stdout written and stderr appended to the given paths (a path, or
-    subprocess.DEVNULL, or None: this process's own); returns the exit code. Past `timeout` seconds it is stopped: with SIGINT when `interrupt` (ktune then
+    subprocess.DEVNULL, or None: this process's own); returns the exit code. Past `timeout`
+    seconds it is stopped: with SIGINT when `interrupt` (ktune then
     finishes the config in flight and still prints its JSON), 20 s later with SIGKILL; otherwise
     with SIGKILL. A stopped run returns 124, as timeout(1) does."""
     out = open(stdout, "w") if isinstance(stdout, str) else stdout

@@ -10,7 +10,7 @@ import shutil
 import time
 
 from . import judge, ktune, sass, table_attention
-from .context import Log, python_module
+from .context import Log, make_table, python_module
 from .phase_gemm import label_of, write_errors
 
 CHECK_PRECISIONS = ["bf16", "fp16", "fp32"]
@@ -71,11 +71,13 @@ def run(context):
                     stdout=result, stderr=context.path("attention-bench.err"))
                 log(f"tune {shape} {precision}: exit {rc}, {int(time.time() - start)} s")
                 tunes.append(result)
-        text = table_attention.table(context.path("attention-baseline.json"), *tunes)
+        text = make_table(table_attention.table, context.path("attention-baseline.json"), *tunes)
         with open(context.out("attention-table.md"), "w") as f:
             f.write(text)
         log(text.rstrip("\n"))
         shutil.copy(context.path("attention-baseline.json"), context.out("attention-baseline.json"))
+        if text.startswith("no table"):
+            context.fail()
     write_errors(context, ["attention-check.err", "attention-bench.err"], "attention-errors.log")
 
 

@@ -32,14 +32,16 @@ def run(context):
     if context.environ.get("KTUNE_DASH_TUNE", "1") == "1":
         rc = ktune.run(context.ktune, ktune.tune_args(
             "copy", "cuda", COPY_SHAPE, "bf16", "--time-limit", f"{seconds:g}", "--max-seconds-per-config", "0.05",
-            "--db", db, "--no-export", "--json"), stdout=subprocess.DEVNULL, stderr=context.path("dash-tune.err"))
+            "--db", db, "--no-export", "--json"),
+            stdout=subprocess.DEVNULL, stderr=context.path("dash-tune.err"))
         print(f"tune copy: exit {rc}", flush=True)
         for kernel, shape in suite_shapes(context):
             if kernel not in context.kernels:
                 continue
             rc = ktune.run(context.ktune, ktune.tune_args(
                 kernel, "cuda", shape, "bf16", "--time-limit", f"{seconds:g}", "--max-seconds-per-config", "0.05",
-                "--config-timeout", "10", "--db", db, "--no-export", "--json"), stdout=subprocess.DEVNULL, stderr=context.path("dash-tune.err"))
+                "--config-timeout", "10", "--db", db, "--no-export", "--json"),
+                stdout=subprocess.DEVNULL, stderr=context.path("dash-tune.err"))
             print(f"tune {kernel} {shape}: exit {rc}", flush=True)
     for i in range(1, int(context.environ.get("KTUNE_DASH_BENCHES", "2")) + 1):
         print(f"== dashboard: bench {i}", flush=True)
@@ -53,7 +55,8 @@ def run(context):
 
 
 def plan(context):
-    print(f"== dashboard plan: {context.seconds(3):g} s per shape, {context.environ.get('KTUNE_DASH_BENCHES', '2')} benches")
+    benches = context.environ.get("KTUNE_DASH_BENCHES", "2")
+    print(f"== dashboard plan: {context.seconds(3):g} s per shape, {benches} benches")
     print(f"copy {COPY_SHAPE}")
     for kernel, shape in suite_shapes(context):
         if kernel in context.kernels:

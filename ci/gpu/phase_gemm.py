@@ -11,7 +11,7 @@ import shutil
 import time
 
 from . import judge, ktune, narrow, sass, table_gemm
-from .context import Log, python_module
+from .context import Log, make_table, python_module
 from .families import shape_text
 
 SMOKE_SHAPE = "m=2000,n=1800,k=264"
@@ -108,11 +108,13 @@ def run(context):
                     "--no-export", "--json"), stdout=result, stderr=context.path("gemm-bench.err"))
                 log(f"tune {shape} {precision}: exit {rc}, {int(time.time() - start)} s")
                 tunes.append(result)
-        text = table_gemm.table(context.path("gemm-baseline.json"), *tunes)
+        text = make_table(table_gemm.table, context.path("gemm-baseline.json"), *tunes)
         with open(context.out("gemm-table.md"), "w") as f:
             f.write(text)
         log(text.rstrip("\n"))
         shutil.copy(context.path("gemm-baseline.json"), context.out("gemm-baseline.json"))
+        if text.startswith("no table"):
+            context.fail()
     write_errors(context, ["gemm-check.err", "gemm-bench.err"], "gemm-errors.log")
 
 

@@ -12,12 +12,15 @@ import subprocess
 import sys
 
 from . import ktune, table_scaling
-from .context import Log
+from .context import Log, make_table
 from .phase_gemm import write_errors
 
 
 def gpu_count():
-    listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+    except OSError:
+        return 0
     return len(listing.splitlines())
 
 
@@ -57,10 +60,12 @@ def run(context):
     for n in device_counts(gpus):
         tune(",".join(str(i) for i in range(n)), f"gpus{n}")
         runs.append(f"scaling-gpus{n}.json")
-    text = table_scaling.table(context.work, *runs)
+    text = make_table(table_scaling.table, context.work, *runs)
     with open(context.out("scaling-table.md"), "w") as f:
         f.write(text)
     log(text.rstrip("\n"))
+    if text.startswith("no table"):
+        context.fail()
     write_errors(context, ["scaling.err"], "scaling-errors.log")
 
 

@@ -155,7 +155,8 @@ def run(context):
     steps_file = context.path("suite-steps.tsv")  # one line per step done: kind elements limit wall-seconds
     open(steps_file, "w").close()
     tunes_planned = sum(1 for s in plan_steps if s[0] == "tune")
-    print(f"== suite: {tunes_planned} tunes and the baselines of each shape, bf16, at most {settings.cap:g} s per tune, "
+    print(f"== suite: {tunes_planned} tunes and the baselines of each shape, bf16, "
+          f"at most {settings.cap:g} s per tune, "
           f"{settings.budget:g} s in all", flush=True)
     progress(f"plan: rows {{{' '.join(map(str, settings.rows))}}} x cols {{{' '.join(map(str, settings.cols))}}}, "
              f"{tunes_planned} tunes, kernels: {' '.join(settings.kernels)}")
