@@ -105,6 +105,13 @@ class GpuHarness(harness.KtuneTestCase):
         # x and out of 4096 x 4096 and the weight, 2 bytes each.
         self.assertEqual(size, 2 * (2 * 4096 * 4096 + 4096))
 
+    def test_list_says_which_families_are_memory_bound(self):
+        bound = {k["kernel"]: k["memory_bound"] for k in self.ktune_json("list")["kernels"]}
+        self.assertFalse(bound["gemm"])
+        self.assertFalse(bound["flash_attention"])
+        self.assertTrue(bound["rmsnorm"])
+        self.assertTrue(bound["copy"])
+
     def test_suite_model_gives_each_tune_its_share(self):
         remaining = [("baselines", 0)] + [("tune", 1e6)] * 10
         verdict = self.suite_model.decide([], remaining[1:], budget=540, elapsed=0, cap=6)
