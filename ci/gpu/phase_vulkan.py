@@ -1,21 +1,22 @@
-"""The Vulkan backend on the GPU machine (ci/gpu-check vulkan), against the CUDA backend in the
-same run:
+"""ci/gpu-check vulkan [SECONDS]: the Vulkan backend on NVIDIA's Vulkan driver, against the CUDA
+backend in the same run. The machine has the driver but no loader: the Debian packages carried in
+.gl/ (libvulkan1 and glvnd, see README) are unpacked first. KTUNE_VULKAN_PHASE (default all)
+chooses among:
 
-  check: every Vulkan family tuned at odd shapes in fp32, fp16 and bf16 (a budget of configs
-         each, the cooperative-matrix GEMM among them): every config must verify.
-  bench: each memory-bound family at rows=16384,cols=4096 (copy: n=67108864) in fp16, tuned on
-         Vulkan and on CUDA for SECONDS each; GEMM m=n=k=4096 fp16 on Vulkan (cooperative
-         matrices) against cuBLAS through PyTorch (ci/gpu/baseline_gemm.py) and ktune's CUDA GEMM;
-         flash attention (batch=4, heads=16, seq 2048, head_dim 128, fp16) on Vulkan and CUDA.
+  check: every Vulkan family tuned at its odd shapes (kernels/<family>/family.json) in fp32, fp16
+         and bf16 (a budget of configs each, the cooperative-matrix GEMM among them): every config
+         must verify.
+  bench: each memory-bound family at its bench shape (family.json) in fp16, tuned on Vulkan and on
+         CUDA for SECONDS each (default 8); the compute-bound ones (GEMM, flash attention) at theirs
+         in fp16 for three times as long, GEMM also against cuBLAS through PyTorch
+         (ci/gpu/baseline_gemm.py).
   gemm:  every cooperative-matrix GEMM config (path=coopmat, brute force) at m=n=k=4096 fp16 (or
          KTUNE_VULKAN_GEMM_SHAPE), sorted by time with the driver's pipeline statistics
          (registers, ...), against cuBLAS/cuBLASLt through PyTorch measured before and after it;
-         writes vulkan-gemm.md.
+         writes vulkan-gemm.md and vulkan-gemm.json.
   Writes vulkan-table.md and vulkan.json to OUT. KTUNE_VULKAN_KERNELS="a b" limits both phases
   to those families; KTUNE_VULKAN_PRECISIONS="fp16 bf16 fp32" benches the memory-bound families
   in each of those precisions (default fp16; GEMM and attention stay fp16).
-
-KTUNE_VULKAN_PHASE (default all) chooses the phase.
 
 Also runs alone: python3 -m ci.gpu.phase_vulkan --ktune PATH --out DIR [--seconds S] [--phase check|bench|gemm|all]
 """
