@@ -28,7 +28,8 @@ void register_list(CLI::App& app, CommonOptions& common, Action& action) {
             backends.push_back({{"backend", backend}, {"space", space.string()}});
         }
         families.push_back({{"kernel", family->name()}, {"summary", family->summary()}, {"dims", dims},
-                            {"precisions", precisions}, {"backends", backends}});
+                            {"precisions", precisions}, {"backends", backends},
+                            {"memory_bound", family->memory_bound()}});
       }
       if (common.json) {
         print_json({{"kernels", families}});

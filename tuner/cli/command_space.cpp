@@ -28,6 +28,8 @@ struct SpaceOptions {
 int run_space(const SpaceOptions& options, const CommonOptions& common) {
   std::optional<SearchSpace> space;
   SpaceContext context;
+  std::optional<Problem> problem_built;  // a family's problem (not a T1 spec's): its bytes and FLOPs are reported
+  const KernelFamily* family_used = nullptr;
   if (!options.t1.empty()) {
     std::vector<std::string> ignored;
     if (!options.kernel.empty()) ignored.push_back("--kernel");
@@ -68,11 +70,18 @@ int run_space(const SpaceOptions& options, const CommonOptions& common) {
       device = worker.hello(60.0);
     }
     context = make_context(problem, device);
+    problem_built = problem;
+    family_used = &family;
   }
   const ValidConfigs valid = space->enumerate(context);
   if (common.json) {
-    print_json({{"total", valid.total()}, {"valid", valid.size()}, {"seconds", valid.seconds()},
-                {"parameters", space->parameter_names()}, {"constraints", space->constraints().size()}});
+    nlohmann::json summary = {{"total", valid.total()}, {"valid", valid.size()}, {"seconds", valid.seconds()},
+                              {"parameters", space->parameter_names()}, {"constraints", space->constraints().size()}};
+    if (family_used) {  // the problem's size as a tune counts it (ci/gpu's suite plans its time from bytes)
+      summary["bytes"] = family_used->byte_count(*problem_built);
+      summary["flops"] = family_used->flop_count(*problem_built);
+    }
+    print_json(summary);
     return 0;
   }
   std::cout << space->source() << "\n  parameters:  " << space->parameters().size() << "\n  constraints: "

@@ -1,40 +1,59 @@
-#!/usr/bin/env python3
-"""The Vulkan backend on the GPU machine (ci/gpu-check vulkan), against the CUDA backend in the
-same run:
+"""ci/gpu-check vulkan [SECONDS]: the Vulkan backend on NVIDIA's Vulkan driver, against the CUDA
+backend in the same run. The machine has the driver but no loader: the Debian packages carried in
+.gl/ (libvulkan1 and glvnd, see README) are unpacked first. KTUNE_VULKAN_PHASE (default all)
+chooses among:
 
-  check: every Vulkan family tuned at odd shapes in fp32, fp16 and bf16 (a budget of configs
-         each, the cooperative-matrix GEMM among them): every config must verify.
-  bench: each memory-bound family at rows=16384,cols=4096 (copy: n=67108864) in fp16, tuned on
-         Vulkan and on CUDA for SECONDS each; GEMM m=n=k=4096 fp16 on Vulkan (cooperative
-         matrices) against cuBLAS through PyTorch (ci/gemm_baseline.py) and ktune's CUDA GEMM;
-         flash attention (batch=4, heads=16, seq 2048, head_dim 128, fp16) on Vulkan and CUDA.
+  check: every Vulkan family tuned at its odd shapes (kernels/<family>/family.json) in fp32, fp16
+         and bf16 (a budget of configs each, the cooperative-matrix GEMM among them): every config
+         must verify.
+  bench: each memory-bound family at its bench shape (family.json) in fp16, tuned on Vulkan and on
+         CUDA for SECONDS each (default 8); the compute-bound ones (GEMM, flash attention) at theirs
+         in fp16 for three times as long, GEMM also against cuBLAS through PyTorch
+         (ci/gpu/baseline_gemm.py).
   gemm:  every cooperative-matrix GEMM config (path=coopmat, brute force) at m=n=k=4096 fp16 (or
          KTUNE_VULKAN_GEMM_SHAPE), sorted by time with the driver's pipeline statistics
          (registers, ...), against cuBLAS/cuBLASLt through PyTorch measured before and after it;
-         writes vulkan-gemm.md.
+         writes vulkan-gemm.md and vulkan-gemm.json.
   Writes vulkan-table.md and vulkan.json to OUT. KTUNE_VULKAN_KERNELS="a b" limits both phases
   to those families; KTUNE_VULKAN_PRECISIONS="fp16 bf16 fp32" benches the memory-bound families
   in each of those precisions (default fp16; GEMM and attention stay fp16).
 
-Usage: gpu_vulkan.py --ktune PATH --out DIR [--seconds S] [--phase check|bench|gemm|all]
+Also runs alone: python3 -m ci.gpu.phase_vulkan --ktune PATH --out DIR [--seconds S] [--phase check|bench|gemm|all]
 """
 import argparse
+import glob
 import json
 import os
 import sqlite3
 import subprocess
 import sys
-import time
 
-MEMORY_BOUND = ["rmsnorm", "layernorm", "residual_layernorm", "rmsnorm_rope", "softmax", "softmax_dropout",
-                "swiglu", "geglu", "copy"]
-BENCH_SHAPES = {"rmsnorm_rope": "rows=16384,heads=32,head_dim=128", "copy": "n=67108864",
-                "gemm": "m=4096,n=4096,k=4096",
-                "flash_attention": "batch=4,heads=16,seq_q=2048,seq_kv=2048,head_dim=128"}
-ODD_SHAPES = {"rmsnorm_rope": ["rows=37,heads=3,head_dim=130"], "copy": ["n=37037"],
-              "gemm": ["m=301,n=257,k=199", "m=1024,n=1024,k=1024"],
-              "flash_attention": ["batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=300,head_dim=64",
-                                  "batch=1,heads=2,seq_q=129,seq_kv=129,head_dim=128,causal=1"]}
+from . import families, narrow
+from .context import python_module
+from .families import ROOT, shape_text
+from .ktune import run_json
+
+# The Vulkan loader's driver files where NVIDIA's images put them.
+NVIDIA_ICD_FILES = ["/usr/share/vulkan/icd.d/nvidia_icd.json", "/etc/vulkan/icd.d/nvidia_icd.json",
+                    "/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json"]
+
+
+class Families:
+    """The families with a Vulkan source (family.json), memory-bound and compute-bound (ktune list),
+    with their odd and bench shapes."""
+
+    def __init__(self, binary):
+        described = {f.name: f for f in families.with_backend("vulkan")}
+        try:
+            listed = run_json(binary, ["list"]).get("kernels", [])
+        except OSError:  # no binary (a plan printed without a build): the descriptors alone
+            listed = []
+        bound = {k["kernel"]: k.get("memory_bound", True) for k in listed}
+        names = [k["kernel"] for k in listed if k["kernel"] in described] or list(described)
+        self.memory_bound = [n for n in names if bound.get(n, True)]
+        self.compute_bound = [n for n in names if not bound.get(n, True)]
+        self.odd = {n: [shape_text(s) for s in described[n].odd_shapes] for n in names}
+        self.bench = {n: shape_text(described[n].bench_shape) for n in names}
 
 
 def selected(kernels):
@@ -44,18 +63,13 @@ def selected(kernels):
 
 
 def ktune(args, binary, timeout=600):
-    started = time.time()
-    result = subprocess.run([binary, *args, "--json"], capture_output=True, text=True, timeout=timeout)
-    if result.returncode != 0:
-        return {"error": result.stderr.strip()[-800:], "exit": result.returncode, "seconds": time.time() - started}
-    return json.loads(result.stdout)
+    return run_json(binary, args, timeout=timeout)
 
 
-def check(binary, db, log):
+def check(binary, db, log, listed):
     rows = []
-    for kernel in selected(MEMORY_BOUND + ["gemm", "flash_attention"]):
-        # cols=1000: a multiple of 8 (16-byte accesses of 16-bit elements) of no larger power of two.
-        for shape in ODD_SHAPES.get(kernel, ["rows=37,cols=1001", "rows=3,cols=8191", "rows=37,cols=1000"]):
+    for kernel in selected(listed.memory_bound + listed.compute_bound):
+        for shape in listed.odd[kernel]:
             for precision in ["fp32", "fp16", "bf16"]:
                 budget = "60" if kernel == "gemm" and precision == "fp16" else "24"
                 result = ktune(["tune", "--kernel", kernel, "--backend", "vulkan", "--shape", shape, "--precision",
@@ -77,20 +91,20 @@ def median_of(result):
     return best.get("median_ns")
 
 
-def bench_cases():
+def bench_cases(listed):
     """(kernel, precision) pairs of the bench phase, in order."""
     precisions = os.environ.get("KTUNE_VULKAN_PRECISIONS", "fp16").split()
-    return [(kernel, precision) for precision in precisions for kernel in selected(MEMORY_BOUND)] + \
-        [(kernel, "fp16") for kernel in selected(["flash_attention", "gemm"])]
+    return [(kernel, precision) for precision in precisions for kernel in selected(listed.memory_bound)] + \
+        [(kernel, "fp16") for kernel in selected(listed.compute_bound)]
 
 
-def bench(binary, db, seconds, log, root):
+def bench(binary, db, seconds, log, root, listed):
     rows = []
-    for kernel, precision in bench_cases():
-        shape = BENCH_SHAPES.get(kernel, "rows=16384,cols=4096")
+    for kernel, precision in bench_cases(listed):
+        shape = listed.bench[kernel]
         row = {"kernel": kernel, "shape": shape, "precision": precision}
         for backend in ["vulkan", "cuda"]:
-            limit = str(seconds * (3 if kernel in ("gemm", "flash_attention") else 1))
+            limit = str(seconds * (1 if kernel in listed.memory_bound else 3))
             result = ktune(["tune", "--kernel", kernel, "--backend", backend, "--shape", shape, "--precision", precision,
                             "--time-limit", limit, "--db", db, "--no-export"], binary)
             row[backend] = {"median_ns": median_of(result), "config": (result.get("best") or {}).get("config"),
@@ -110,9 +124,8 @@ def bench(binary, db, seconds, log, root):
 
 
 def cublas_baseline(root, m, n, k):
-    baseline = subprocess.run([sys.executable, os.path.join(root, "ci", "gemm_baseline.py"), "--shapes",
-                               f"{m},{n},{k}", "--precisions", "fp16"], capture_output=True, text=True,
-                              cwd=os.path.join(root, "ci"))
+    baseline = python_module("baseline_gemm", "--shapes", f"{m},{n},{k}", "--precisions", "fp16",
+                             capture_output=True, text=True)
     try:
         return json.loads(baseline.stdout)
     except ValueError:
@@ -124,16 +137,8 @@ def gemm_sweep(binary, out, log, root):
     shape = os.environ.get("KTUNE_VULKAN_GEMM_SHAPE", "m=4096,n=4096,k=4096")
     dims = dict(item.split("=") for item in shape.split(","))
     m, n, k = int(dims["m"]), int(dims["n"]), int(dims["k"])
-    with open(os.path.join(root, "search_spaces", "gemm.vulkan.json")) as f:
-        space = json.load(f)
-    for parameter in space["parameters"]:
-        if parameter["name"] == "path":
-            parameter["values"] = ["coopmat"]
-    space["default"]["path"] = "coopmat"
-    space["default"].update({"block_m": 128, "block_n": 128, "block_k": 32, "warps_m": 2, "warps_n": 2, "stages": 2})
-    space_file = os.path.join(out, "gemm-coopmat.vulkan.json")
-    with open(space_file, "w") as f:
-        json.dump(space, f, indent=1)
+    space = narrow.coopmat_space(narrow.load(os.path.join(root, "search_spaces", "gemm.vulkan.json")))
+    space_file = narrow.write(space, os.path.join(out, "gemm-coopmat.vulkan.json"))
     db = os.path.join(out, "vulkan-gemm.db")
     before = cublas_baseline(root, m, n, k)
     result = ktune(["tune", "--kernel", "gemm", "--backend", "vulkan", "--space", space_file, "--shape", shape,
@@ -221,35 +226,84 @@ def table(check_rows, bench_rows, cublas, devices):
     return "\n".join(lines) + "\n"
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--ktune", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--seconds", type=float, default=8)
     parser.add_argument("--phase", default="all", choices=["check", "bench", "gemm", "all"])
-    args = parser.parse_args()
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.makedirs(args.out, exist_ok=True)
-    db = os.path.join(args.out, "vulkan.db")
-    devices = json.loads(subprocess.run([args.ktune, "devices", "--json"], capture_output=True, text=True).stdout)
-    with open(os.path.join(args.out, "vulkan-progress.log"), "a") as log:
-        check_rows = check(args.ktune, db, log) if args.phase in ("check", "all") else []
-        bench_rows, cublas = bench(args.ktune, db, args.seconds, log, root) if args.phase in ("bench", "all") else ([], {})
-    if args.phase == "gemm":
-        with open(os.path.join(args.out, "vulkan-progress.log"), "a") as log:
-            sweep = gemm_sweep(args.ktune, args.out, log, root)
-        with open(os.path.join(args.out, "vulkan-gemm.json"), "w") as out:
-            json.dump({"sweep": sweep, "devices": devices}, out, indent=1)
-        with open(os.path.join(args.out, "vulkan-gemm.md")) as f:
+    args = parser.parse_args(argv)
+    return measure(args.ktune, args.out, args.seconds, args.phase)
+
+
+def measure(binary, out, seconds, phase):
+    root = ROOT
+    os.makedirs(out, exist_ok=True)
+    db = os.path.join(out, "vulkan.db")
+    devices = json.loads(subprocess.run([binary, "devices", "--json"], capture_output=True, text=True).stdout)
+    if phase == "gemm":
+        with open(os.path.join(out, "vulkan-progress.log"), "a") as log:
+            sweep = gemm_sweep(binary, out, log, root)
+        with open(os.path.join(out, "vulkan-gemm.json"), "w") as f:
+            json.dump({"sweep": sweep, "devices": devices}, f, indent=1)
+        with open(os.path.join(out, "vulkan-gemm.md")) as f:
             print(f.read())
-        return
+        return 0
+    listed = Families(binary)
+    with open(os.path.join(out, "vulkan-progress.log"), "a") as log:
+        check_rows = check(binary, db, log, listed) if phase in ("check", "all") else []
+        bench_rows, cublas = bench(binary, db, seconds, log, root, listed) if phase in ("bench", "all") else ([], {})
     text = table(check_rows, bench_rows, cublas, devices)
-    with open(os.path.join(args.out, "vulkan-table.md"), "w") as out:
-        out.write(text)
-    with open(os.path.join(args.out, "vulkan.json"), "w") as out:
-        json.dump({"check": check_rows, "bench": bench_rows, "cublas": cublas, "devices": devices}, out, indent=1)
+    with open(os.path.join(out, "vulkan-table.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out, "vulkan.json"), "w") as f:
+        json.dump({"check": check_rows, "bench": bench_rows, "cublas": cublas, "devices": devices}, f, indent=1)
     print(text)
+    return 0
+
+
+def load_vulkan_loader(root):
+    """Unpacks the carried Debian packages of .gl/ when the machine has no Vulkan loader, and points
+    the loader at NVIDIA's driver file unless VK_DRIVER_FILES names one."""
+    loaders = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    if "libvulkan.so.1" not in loaders:
+        for deb in sorted(glob.glob(os.path.join(root, ".gl", "*.deb"))):
+            subprocess.run(["dpkg", "-x", deb, "/"])
+        subprocess.run(["ldconfig"])
+    if not os.environ.get("VK_DRIVER_FILES"):
+        for icd in NVIDIA_ICD_FILES:
+            if os.path.isfile(icd):
+                os.environ["VK_DRIVER_FILES"] = icd
+                break
+    print(f"VK_DRIVER_FILES={os.environ.get('VK_DRIVER_FILES') or 'unset'}", flush=True)
+
+
+def run(context):
+    load_vulkan_loader(context.root)
+    try:
+        context.status = measure(context.ktune, context.final, context.seconds(8),
+                                 context.environ.get("KTUNE_VULKAN_PHASE", "all"))
+    except Exception as e:  # a failed measurement fails the phase, as the script's exit status did
+        print(f"vulkan: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        context.status = 1
+
+
+def plan(context):
+    phase = context.environ.get("KTUNE_VULKAN_PHASE", "all")
+    print(f"== vulkan plan: phase {phase}, {context.seconds(8):g} s per tune")
+    if phase == "gemm":
+        space = narrow.coopmat_space(narrow.load(os.path.join(context.root, "search_spaces", "gemm.vulkan.json")))
+        print(f"gemm coopmat sweep at {os.environ.get('KTUNE_VULKAN_GEMM_SHAPE', 'm=4096,n=4096,k=4096')}, "
+              f"{len(space.get('starting_points', []))} starting points kept")
+        return
+    listed = Families(context.ktune)
+    if phase in ("check", "all"):
+        for kernel in selected(listed.memory_bound + listed.compute_bound):
+            print(f"check {kernel}: {' '.join(listed.odd[kernel])}")
+    if phase in ("bench", "all"):
+        for kernel, precision in bench_cases(listed):
+            print(f"bench {kernel} {listed.bench[kernel]} {precision}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,22 +1,30 @@
-#!/usr/bin/env python3
-"""Turns ci/gpu-check's outputs into the markdown tables kept in reports/benchmarks.md.
+"""Turns ci/gpu-check's bench and suite outputs into the markdown tables kept in
+reports/benchmarks.md.
 
-  gpu_report.py DIR
+  python3 -m ci.gpu.table_families DIR
       bench phase: DIR/tune-<kernel>.json (one shape) against DIR/baselines.json.
-  gpu_report.py suite PATH [PATH ...] [--bundle FILE] [--progress LOG]
+  python3 -m ci.gpu.table_families suite PATH [PATH ...] [--bundle FILE] [--progress LOG]
       suite phase: every DIR/suite-<kernel>-<rows>x<cols>.json (ktune tune --json) against
-      DIR/suite-baselines-<rows>x<cols>.json (gpu_baselines.py ROWS COLS) of the same shape. A
+      DIR/suite-baselines-<rows>x<cols>.json (baseline_families.py ROWS COLS) of the same shape. A
       PATH is a folder or a bundle written by --bundle (so the table can be remade from the one
       file that comes back); later PATHs override earlier ones file by file. --bundle FILE
       writes every suite file read (and the text of --progress LOG) into one JSON file:
       {"kind": "ktune-gpu-suite", "files": {name: parsed JSON or null}, "progress": text}.
 """
+import builtins
+import functools
 import glob
+import io
 import json
 import math
 import os
 import re
 import sys
+
+
+def printer(stream):
+    """print, writing to `stream` (default standard output): the tables print to a file in-process."""
+    return functools.partial(builtins.print, file=stream or sys.stdout)
 
 
 def fmt(v, digits=2, suffix=""):
@@ -39,7 +47,8 @@ def torch_numbers(baselines, kernel):
     return eager, compiled, best, which
 
 
-def bench_report(out):
+def bench_report(out, stream=None):
+    print = printer(stream)
     def load(name):
         try:
             with open(os.path.join(out, name)) as f:
@@ -153,7 +162,8 @@ def shape_label(rows, cols):
     return f"{rows}x{cols}"
 
 
-def suite_report(files):
+def suite_report(files, stream=None):
+    print = printer(stream)
     rows, baselines, shapes, families = suite_rows(files)
     any_baseline = next((b for b in baselines.values() if b), {})
     print(f"\nktune suite, bf16, shape = tokens x hidden (rows x cols; rmsnorm_rope: heads = cols / 128, "
@@ -216,32 +226,44 @@ def suite_report(files):
         print("\nPyTorch baseline errors: " + "; ".join(errors))
 
 
+def bench_text(out):
+    """The bench table of the folder `out`, as text."""
+    stream = io.StringIO()
+    bench_report(out, stream)
+    return stream.getvalue()
+
+
+def suite_main(args, out=None):
+    """The suite table of PATH ... [--bundle FILE] [--progress LOG], printed to `out`."""
+    paths, bundle, progress_file = [], None, None
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--bundle" and rest:
+            bundle = rest.pop(0)
+        elif arg == "--progress" and rest:
+            progress_file = rest.pop(0)
+        else:
+            paths.append(arg)
+    if not paths:
+        sys.exit("usage: python3 -m ci.gpu.table_families suite PATH [PATH ...] [--bundle FILE] [--progress LOG]")
+    files, progress = load_suite(paths)
+    if progress_file:
+        try:
+            with open(progress_file) as f:
+                progress.append(f.read())
+        except OSError:
+            pass
+    suite_report(files, out)
+    if bundle:
+        with open(bundle + ".tmp", "w") as f:
+            json.dump({"kind": "ktune-gpu-suite", "files": files, "progress": "".join(progress)}, f)
+        os.replace(bundle + ".tmp", bundle)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "suite":
-        args, bundle, progress_file = [], None, None
-        rest = argv[2:]
-        while rest:
-            arg = rest.pop(0)
-            if arg == "--bundle" and rest:
-                bundle = rest.pop(0)
-            elif arg == "--progress" and rest:
-                progress_file = rest.pop(0)
-            else:
-                args.append(arg)
-        if not args:
-            sys.exit("usage: gpu_report.py suite PATH [PATH ...] [--bundle FILE] [--progress LOG]")
-        files, progress = load_suite(args)
-        if progress_file:
-            try:
-                with open(progress_file) as f:
-                    progress.append(f.read())
-            except OSError:
-                pass
-        suite_report(files)
-        if bundle:
-            with open(bundle + ".tmp", "w") as f:
-                json.dump({"kind": "ktune-gpu-suite", "files": files, "progress": "".join(progress)}, f)
-            os.replace(bundle + ".tmp", bundle)
+        suite_main(argv[2:])
         return
     if len(argv) != 2:
         sys.exit(__doc__)

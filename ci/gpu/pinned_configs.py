@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Measures chosen configs of chosen families with one or more ktune binaries on this machine,
 so that two versions of a kernel source (one binary each) are compared on the same GPU in the
 same run, config for config, with no search in between.
@@ -8,7 +7,7 @@ measures every case through `ktune tune --space PINNED --budget 1`, where PINNED
 search space with each parameter pinned to the case's value (constraints still apply, so a
 config the space forbids is reported, not measured).
 
-    gpu_pinned_configs.py --ktune old=PATH --ktune new=PATH --cases cases.json --out DIR
+    python3 -m ci.gpu.pinned_configs --ktune old=PATH --ktune new=PATH --cases cases.json --out DIR
 
 Writes pinned-table.md (one row per case, one column per binary, median in us) and pinned.json
 to DIR."""
@@ -18,16 +17,18 @@ import os
 import subprocess
 import tempfile
 
+from . import narrow
+from .families import ROOT
+
 
 def pinned_space(root, case):
-    with open(os.path.join(root, "search_spaces", f"{case['kernel']}.{case['backend']}.json")) as f:
-        space = json.load(f)
-    for parameter in space["parameters"]:
-        if parameter["name"] not in case["config"]:
-            raise SystemExit(f"case {case}: no value for parameter {parameter['name']}")
-        parameter["values"] = [case["config"][parameter["name"]]]
-    space["default"] = dict(case["config"])
-    return space
+    """The family's space pinned to the case's config (narrow.pinned keeps only the starting points
+    that are that config)."""
+    space = narrow.load(os.path.join(root, "search_spaces", f"{case['kernel']}.{case['backend']}.json"))
+    try:
+        return narrow.pinned(space, case["config"])
+    except ValueError as e:
+        raise SystemExit(f"case {case}: {e}")
 
 
 def measure(binary, space_path, case, db):
@@ -49,7 +50,7 @@ def main():
     parser.add_argument("--cases", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = ROOT
     binaries = [entry.split("=", 1) for entry in args.ktune]
     with open(args.cases) as f:
         cases = json.load(f)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Baselines of ktune's GEMM benchmark, measured in the same run: PyTorch's matmul routed to
 cuBLASLt (torch.backends.cuda.preferred_blas_library("cublaslt")), which picks its algorithm by
 its own heuristic, and PyTorch's default cuBLAS route; fp8 e4m3 through torch._scaled_mm
@@ -6,7 +5,7 @@ its own heuristic, and PyTorch's default cuBLAS route; fp8 e4m3 through torch._s
 ktune times a compute-bound kernel: CUDA events around one call, median of many samples, no L2
 flush. The product is ktune's b_layout=0 case: D[m,n] = A[m,k] @ B[n,k]^T.
 
-Usage: gemm_baseline.py --shapes m,n,k [m,n,k ...] --precisions bf16 fp16 tf32 fp8_e4m3
+Usage: python3 -m ci.gpu.baseline_gemm --shapes m,n,k [m,n,k ...] --precisions bf16 fp16 tf32 fp8_e4m3
 Prints one JSON object: {"device", "torch", "results": [{"m","n","k","precision","library",
 "median_ns","tflops"}]} with library "cublaslt" or "cublas"; a case that fails has "error".
 """
@@ -15,7 +14,7 @@ import json
 
 import torch
 
-from gpu_baselines import timed  # same events and median as the family baselines
+from .baseline_families import timed  # same events and median as the family baselines
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "tf32": torch.float32}
 

@@ -3,7 +3,9 @@ the database beside it, scaling-gpusN.db), the configs measured, wall time, eval
 second (end to end, and steady: between the first and the last result), the speed-up over the
 one-GPU run, and when the run first held a config within 2% of the best of its configs.
 
-Usage: gpu_scaling_table.py WORK_DIR scaling-gpus1.json scaling-gpus2.json ..."""
+Usage: python3 -m ci.gpu.table_scaling WORK_DIR scaling-gpus1.json scaling-gpus2.json ..."""
+import contextlib
+import io
 import json
 import os
 import sqlite3
@@ -26,8 +28,9 @@ def run_figures(work, path):
             "best_us": best / 1e3, "outcomes": summary["outcomes"]}
 
 
-def main():
-    work, paths = sys.argv[1], sys.argv[2:]
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    work, paths = argv[0], argv[1:]
     runs = [run_figures(work, p) for p in paths]
     base = runs[0]
     print("| GPUs | configs | wall s | evals/s | speed-up | efficiency | steady evals/s | steady speed-up "
@@ -40,6 +43,14 @@ def main():
         print(f"| {r['gpus']} | {r['evaluated']} | {r['seconds']:.1f} | {r['rate']:.2f} | {speedup:.2f}x | "
               f"{speedup / r['gpus'] * 100:.0f}% | {r['steady']:.2f} | {steady_speedup:.2f}x | {r['reached']:.1f} | "
               f"{r['best_us']:.1f} | {outcomes} |")
+
+
+def table(*args):
+    """What main prints for these arguments, as text."""
+    stream = io.StringIO()
+    with contextlib.redirect_stdout(stream):
+        main([str(a) for a in args])
+    return stream.getvalue()
 
 
 if __name__ == "__main__":

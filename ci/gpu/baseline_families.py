@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """PyTorch baselines for ktune's GPU benchmark, measured the way ktune measures: CUDA events
 around one call, L2 flushed before each sample, median of many samples.
 
 Prints one JSON object: {"device", "torch", "rows", "cols", "heads", "head_dim", "families",
 "results": {name: {"median_ns", "bytes", "tb_s"}}}; a case that fails records
 "<name>_error" (eager) or "<name>_compile_error" (torch.compile) with the message instead.
-Usage: gpu_baselines.py ROWS COLS [--families a,b,...]
+Usage: python3 -m ci.gpu.baseline_families ROWS COLS [--families a,b,...]
   ROWS x COLS bf16: the tensor of the row families (for swiglu/geglu the input is
   [ROWS, 2*COLS] and the output [ROWS, COLS]); rmsnorm_rope takes heads = COLS / 128 and
   head_dim = 128 (the same [ROWS, COLS] tensor). "copy" (a same-sized ROWS x COLS copy) and

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Baselines of ktune's flash attention benchmark, measured in the same run: PyTorch's
 scaled_dot_product_attention restricted to one backend at a time, cuDNN's fused attention
 (SDPBackend.CUDNN_ATTENTION) and FlashAttention 2 (SDPBackend.FLASH_ATTENTION). Inputs are
@@ -7,7 +6,7 @@ is_causal with seq_q == seq_kv (where PyTorch's top-left mask equals ktune's bot
 Timed as ktune times a compute-bound kernel: CUDA events around one call, median of many
 samples, no L2 flush. FLOPs 4*B*H*N*N*D, halved when causal.
 
-Usage: attention_baseline.py --shapes B,H,N,D,CAUSAL [...] --precisions bf16 fp16
+Usage: python3 -m ci.gpu.baseline_attention --shapes B,H,N,D,CAUSAL [...] --precisions bf16 fp16
 Prints one JSON object: {"device", "torch", "results": [{"batch","heads","seq","head_dim",
 "causal","precision","library","median_ns","tflops"}]} with library "cudnn" or "flash"; a case
 that fails has "error" instead.
@@ -19,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from gpu_baselines import timed  # same events and median as the other baselines
+from .baseline_families import timed  # same events and median as the other baselines
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 BACKENDS = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}

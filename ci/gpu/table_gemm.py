@@ -1,22 +1,24 @@
-#!/usr/bin/env python3
 """Markdown table of ktune's tuned GEMM against cuBLASLt measured in the same run.
 
-Usage: gemm_table.py BASELINE_JSON TUNE_JSON...
-BASELINE_JSON comes from ci/gemm_baseline.py; each TUNE_JSON is `ktune tune --json` of one
+Usage: python3 -m ci.gpu.table_gemm BASELINE_JSON TUNE_JSON...
+BASELINE_JSON comes from ci/gpu/baseline_gemm.py; each TUNE_JSON is `ktune tune --json` of one
 gemm problem. Rows: shape and precision, ktune's best TFLOP/s and config, the space default's
 TFLOP/s, cuBLASLt's and cuBLAS's TFLOP/s, and ktune as % of each; then the geometric means per
 precision.
 """
+import contextlib
+import io
 import json
 import math
 import sys
 
 
-def main():
-    baseline = json.load(open(sys.argv[1]))
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    baseline = json.load(open(argv[0]))
     blas = {(r["m"], r["n"], r["k"], r["precision"], r.get("library", "cublaslt")): r for r in baseline["results"]}
     rows, ratios, ratios_cublas = [], {}, {}
-    for path in sys.argv[2:]:
+    for path in argv[1:]:
         try:
             tune = json.load(open(path))
         except Exception as e:
@@ -54,6 +56,14 @@ def main():
     for precision, values in sorted(ratios_cublas.items()):
         geomean = math.exp(sum(math.log(v) for v in values) / len(values))
         print(f"\nGeometric mean of ktune / cuBLAS, {precision}: {100 * geomean:.1f}% over {len(values)} shapes")
+
+
+def table(*args):
+    """What main prints for these arguments, as text."""
+    stream = io.StringIO()
+    with contextlib.redirect_stdout(stream):
+        main([str(a) for a in args])
+    return stream.getvalue()
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
-#!/usr/bin/env python3
 """Markdown table of ktune's tuned flash attention against PyTorch SDPA on cuDNN and on
 FlashAttention 2, measured in the same run.
 
-Usage: attention_table.py BASELINE_JSON TUNE_JSON...
-BASELINE_JSON comes from ci/attention_baseline.py; each TUNE_JSON is `ktune tune --json` of one
+Usage: python3 -m ci.gpu.table_attention BASELINE_JSON TUNE_JSON...
+BASELINE_JSON comes from ci/gpu/baseline_attention.py; each TUNE_JSON is `ktune tune --json` of one
 flash_attention problem (seq_q == seq_kv). Rows: shape and precision, ktune's best TFLOP/s and
 config, the space default's TFLOP/s, cuDNN's and flash's TFLOP/s, and ktune as % of each; then
 the geometric means and the count of shapes where ktune beats the flash backend.
 """
+import contextlib
+import io
 import json
 import math
 import sys
@@ -17,12 +18,13 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def main():
-    baseline = json.load(open(sys.argv[1]))
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    baseline = json.load(open(argv[0]))
     sdpa = {(r["batch"], r["heads"], r["seq"], r["head_dim"], r["causal"], r["precision"], r["library"]): r
             for r in baseline["results"]}
     rows, vs_cudnn, vs_flash = [], [], []
-    for path in sys.argv[2:]:
+    for path in argv[1:]:
         try:
             tune = json.load(open(path))
         except Exception as e:
@@ -61,6 +63,14 @@ def main():
         wins = sum(r > 1 for r in vs_flash)
         print(f"\nGeometric mean of ktune / flash: {100 * geomean(vs_flash):.1f}% over {len(vs_flash)} shapes; "
               f"ktune faster on {wins} of {len(vs_flash)}")
+
+
+def table(*args):
+    """What main prints for these arguments, as text."""
+    stream = io.StringIO()
+    with contextlib.redirect_stdout(stream):
+        main([str(a) for a in args])
+    return stream.getvalue()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,157 @@
+"""ci/gpu-check gemm [SECONDS]: the GEMM family. A smoke test of 4 wgmma variants (a hang or wrong
+result there skips the rest); unless KTUNE_GEMM_CHECK=0, every wgmma variant brute-forced on odd
+shapes in bf16, fp16, tf32 and fp8, every mma.sync variant on odd shapes, sampled variants (all
+paths) at the family's odd shapes (family.json) over five precisions, and the SASS of the largest
+cubins; then, unless KTUNE_GEMM_BENCH=0, each shape of KTUNE_GEMM_SHAPES (m,n,k ...) in each of
+KTUNE_GEMM_PRECISIONS (default bf16 fp16) tuned over the wgmma variants (SECONDS each, default 20)
+against cuBLASLt and cuBLAS in the same run. Writes gemm.log, gemm-table.md, gemm-baseline.json
+and gemm-errors.log to the output."""
+import os
+import shutil
+import time
+
+from . import judge, ktune, narrow, sass, table_gemm
+from .context import Log, make_table, python_module
+from .families import shape_text
+
+SMOKE_SHAPE = "m=2000,n=1800,k=264"
+# The third shape's tiles do not fill the GPU: split-K variants (2, 4, 8) are valid there. The
+# fourth has an odd number of tile rows at every block_m: the last cluster's second block computes
+# nothing but still loads and multicasts its half of B.
+WGMMA_SHAPES = ["m=2000,n=1800,k=272", "m=77,n=200,k=16", "m=77,n=1000,k=4112,epilogue=1",
+                "m=1100,n=1000,k=208,epilogue=2"]
+WGMMA_PRECISIONS = ["bf16", "fp16", "tf32", "fp8_e4m3"]
+# Both layouts of B.
+MMA_SHAPES = ["m=2000,n=1800,k=272", "m=77,n=200,k=40,b_layout=1", "m=1000,n=1000,k=96,b_layout=1,epilogue=3"]
+MMA_PRECISIONS = ["bf16", "fp16"]
+SAMPLED_PRECISIONS = ["fp32", "tf32", "fp16", "bf16", "fp8_e4m3"]
+BENCH_SHAPES = ("4096,4096,4096 8192,8192,8192 4096,14336,4096 4096,4096,14336 16384,14336,4096 "
+                "16384,4096,14336 8192,11008,4096 8192,4096,11008")
+SASS_INSTRUCTIONS = r"[HQ]GMMA\.[0-9A-Zx.]+|UTMALDG[.0-9A-Z]*|LDL|STL"
+
+
+def label_of(shape):
+    return shape.replace("=", "_").replace(",", "_")
+
+
+def check_tune(context, log, label, space, shape, precision, result, *strategy):
+    """One brute-force or sampled check tune, judged; False if it failed."""
+    rc = ktune.run(context.ktune, ktune.tune_args(
+        "gemm", "cuda", shape, precision, *(["--space", space] if space else []), *strategy,
+        "--max-seconds-per-config", "0.005", "--config-timeout", "20", "--db", context.path("gemm-check.db"),
+        "--no-export", "--json"), stdout=context.path(result), stderr=context.path("gemm-check.err"))
+    ok, line = judge.check_line(label, precision, shape, rc, context.path(result))
+    log(line)
+    return ok
+
+
+def run(context):
+    log = Log(context.out("gemm.log"), truncate=True)
+    spaces = narrow.write_gemm_path_spaces(os.path.join(context.root, "search_spaces", "gemm.cuda.json"), context.work)
+    log("== gemm: smoke test (4 wgmma variants); a hang or wrong result here skips the rest")
+    rc = ktune.run(context.ktune, ktune.tune_args(
+        "gemm", "cuda", SMOKE_SHAPE, "bf16", "--space", spaces["wgmma"], "--strategy", "random", "--budget", "4",
+        "--max-seconds-per-config", "0.005", "--config-timeout", "10", "--db", context.path("gemm-smoke.db"),
+        "--no-export", "--json"), stdout=context.path("gemm-smoke.json"), stderr=context.path("gemm-check.err"))
+    ok, line = judge.check_line("gemm wgmma smoke", "bf16", SMOKE_SHAPE, rc, context.path("gemm-smoke.json"))
+    log(line)
+    if not ok:
+        log(*tail(context.path("gemm-check.err"), 5))
+        try:
+            log(*[line.replace(" | ", " ") for line in judge.measurements(context.path("gemm-smoke.db"), 600)])
+        except Exception as e:
+            log(f"gemm-smoke.db: {e}")
+        context.status = 1
+        raise SystemExit(1)
+    if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
+        log("== gemm: every wgmma variant on odd shapes")
+        for precision in WGMMA_PRECISIONS:
+            for shape in WGMMA_SHAPES:
+                if not check_tune(context, log, "gemm wgmma", spaces["wgmma"], shape, precision,
+                                  f"gemm-check-wgmma-{precision}-{label_of(shape)}.json", "--strategy", "brute_force"):
+                    context.fail()
+        log("== gemm: every mma.sync variant on odd shapes, both layouts of B")
+        for precision in MMA_PRECISIONS:
+            for shape in MMA_SHAPES:
+                if not check_tune(context, log, "gemm mma", spaces["mma"], shape, precision,
+                                  f"gemm-check-mma-{precision}-{label_of(shape)}.json", "--strategy", "brute_force"):
+                    context.fail()
+        log("== gemm: sampled variants (all paths) over precisions, layouts and epilogues")
+        for precision in SAMPLED_PRECISIONS:
+            for shape in odd_shapes(context):
+                if not check_tune(context, log, "gemm", None, shape, precision,
+                                  f"gemm-check-{precision}-{label_of(shape)}.json", "--strategy", "random",
+                                  "--budget", "16"):
+                    context.fail()
+        log(*judge.not_ok(context.path("gemm-check.db"), limit=40))
+        log("== gemm: SASS of the three largest cubins")
+        sass.report(os.environ["KTUNE_CACHE_DIR"], "gemm", 3, SASS_INSTRUCTIONS, log)
+
+    if context.environ.get("KTUNE_GEMM_BENCH", "1") == "1":
+        log("== gemm: benchmark against cuBLASLt")
+        seconds = context.seconds(20)
+        shapes = context.environ.get("KTUNE_GEMM_SHAPES", BENCH_SHAPES).split()
+        precisions = context.environ.get("KTUNE_GEMM_PRECISIONS", "bf16 fp16").split()
+        with open(context.path("gemm-baseline.json"), "w") as out, open(context.path("gemm-check.err"), "a") as err:
+            rc = python_module("baseline_gemm", "--shapes", *shapes, "--precisions", *precisions,
+                               stdout=out, stderr=err).returncode
+        log(f"baseline exit {rc}")
+        tunes = []
+        for shape in shapes:
+            m, n, k = shape.split(",")
+            for precision in precisions:
+                result = context.path(f"gemm-bench-{precision}-{m}_{n}_{k}.json")
+                start = time.time()
+                rc = ktune.run(context.ktune, ktune.tune_args(
+                    "gemm", "cuda", f"m={m},n={n},k={k}", precision, "--space", spaces["wgmma"],
+                    "--time-limit", f"{seconds:g}", "--config-timeout", "30", "--db", context.path("gemm-bench.db"),
+                    "--no-export", "--json"), stdout=result, stderr=context.path("gemm-bench.err"))
+                log(f"tune {shape} {precision}: exit {rc}, {int(time.time() - start)} s")
+                tunes.append(result)
+        text = make_table(table_gemm.table, context.path("gemm-baseline.json"), *tunes)
+        with open(context.out("gemm-table.md"), "w") as f:
+            f.write(text)
+        log(text.rstrip("\n"))
+        shutil.copy(context.path("gemm-baseline.json"), context.out("gemm-baseline.json"))
+        if text.startswith("no table"):
+            context.fail()
+    write_errors(context, ["gemm-check.err", "gemm-bench.err"], "gemm-errors.log")
+
+
+def odd_shapes(context):
+    return [shape_text(s) for s in context.family("gemm").odd_shapes]
+
+
+def tail(path, count):
+    try:
+        with open(path) as f:
+            return [line.rstrip("\n") for line in f.readlines()[-count:]]
+    except OSError:
+        return []
+
+
+def write_errors(context, names, output):
+    """The last 20 lines of each error file, headed by its name when there are several (as `tail`)."""
+    parts = []
+    for name in names:
+        path = context.path(name)
+        if os.path.exists(path):
+            head = f"==> {name} <==\n" if len(names) > 1 else ""
+            parts.append(head + "".join(line + "\n" for line in tail(path, 20)))
+    if parts:
+        with open(context.out(output), "w") as f:
+            f.write("\n".join(parts))
+
+
+def plan(context):
+    space = narrow.gemm_path_space(narrow.load(os.path.join(context.root, "search_spaces", "gemm.cuda.json")), "wgmma")
+    print("== gemm plan")
+    print(f"wgmma space: {len(space.get('starting_points', []))} starting points kept, default {space['default']}")
+    print(f"smoke: {SMOKE_SHAPE} bf16")
+    if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
+        print(f"wgmma brute force: {' '.join(WGMMA_SHAPES)} in {' '.join(WGMMA_PRECISIONS)}")
+        print(f"mma brute force: {' '.join(MMA_SHAPES)} in {' '.join(MMA_PRECISIONS)}")
+        print(f"sampled: {' '.join(odd_shapes(context))} in {' '.join(SAMPLED_PRECISIONS)}")
+    if context.environ.get("KTUNE_GEMM_BENCH", "1") == "1":
+        print(f"bench: {context.environ.get('KTUNE_GEMM_SHAPES', BENCH_SHAPES)} in "
+              f"{context.environ.get('KTUNE_GEMM_PRECISIONS', 'bf16 fp16')}, {context.seconds(20):g} s each")

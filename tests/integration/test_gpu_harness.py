@@ -1,0 +1,149 @@
+"""The GPU harnesses of ci/gpu (what ci/gpu-check runs), without a GPU: the family descriptors
+are read whole, the transformer dims map as declared, narrowed search spaces keep only the
+starting points that lie in them and ktune accepts them, the suite plans from the bytes ktune
+reports, and ci/gpu-check refuses an unknown phase."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import harness
+
+
+def gpu_package():
+    """The ci.gpu modules of the source tree under test."""
+    if harness.ARGS.source_dir not in sys.path:
+        sys.path.insert(0, harness.ARGS.source_dir)
+    from ci.gpu import families, ktune, narrow, suite_model
+    return families, ktune, narrow, suite_model
+
+
+class GpuHarness(harness.KtuneTestCase):
+    def setUp(self):
+        super().setUp()
+        self.families, self.ktune_runner, self.narrow, self.suite_model = gpu_package()
+        self.root = harness.ARGS.source_dir
+
+    def cuda_built(self):
+        devices = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
+        return devices.get("cuda", {}).get("built", False)
+
+    def test_reader_finds_every_family_with_its_shapes(self):
+        found = self.families.load(self.root)
+        paths = glob.glob(os.path.join(self.root, "kernels", "*", "family.json"))
+        self.assertEqual(len(found), len(paths))
+        for path in paths:
+            with open(path) as f:
+                descriptor = json.load(f)
+            family = found[descriptor["family"]]
+            shapes = descriptor.get("shapes", {})
+            self.assertEqual(family.odd_shapes, shapes.get("odd", []), path)
+            self.assertEqual(family.bench_shape, shapes.get("bench"), path)
+            self.assertEqual(family.launch_shapes, shapes.get("launch", []), path)
+            self.assertEqual(family.has_backend("cuda"), bool(descriptor["sources"].get("cuda")), path)
+            self.assertTrue(family.odd_shapes, f"{path}: no odd shapes")
+        self.assertTrue(found["fault_injection"].test_only)
+        self.assertNotIn("fault_injection", [f.name for f in self.families.with_backend("cuda", self.root)])
+
+    def test_transformer_mapping(self):
+        rope = self.families.load(self.root)["rmsnorm_rope"]
+        for hidden in (4096, 8192, 1000):
+            self.assertEqual(rope.transformer_shape(256, hidden), {"rows": 256, "heads": hidden // 128, "head_dim": 128})
+        self.assertIsNone(rope.uneven_at(256, 4096))
+        self.assertIsNotNone(rope.uneven_at(256, 1000))
+        self.assertEqual(self.families.load(self.root)["gemm"].transformer_shape(4, 64), {"m": 4, "n": 64, "k": 64})
+        for bad in ("__import__('os')", "hidden ** 2", "hidden / 2", "len(hidden)", "width * 2"):
+            with self.assertRaises(ValueError, msg=bad):
+                self.families.evaluate(bad, tokens=1, hidden=2)
+
+    def test_narrowed_gemm_space_keeps_only_its_starting_points(self):
+        source = os.path.join(self.root, "search_spaces", "gemm.cuda.json")
+        with open(source) as f:
+            paths = {p["path"] for p in json.load(f).get("starting_points", [])}
+        self.assertIn("mma", paths, "the family's starting points no longer mix paths; pick another case")
+        spaces = self.narrow.write_gemm_path_spaces(source, self.dir)
+        for path, file in spaces.items():
+            with open(file) as f:
+                space = json.load(f)
+            self.assertEqual(next(p for p in space["parameters"] if p["name"] == "path")["values"], [path])
+            self.assertEqual(space["default"]["path"], path)
+            self.assertTrue(all(p["path"] == path for p in space.get("starting_points", [])), file)
+        with open(spaces["wgmma"]) as f:
+            self.assertTrue(json.load(f)["starting_points"], "the wgmma starting points were dropped too")
+        if not self.cuda_built():
+            self.skipTest("this build has no CUDA backend")
+        for file in spaces.values():
+            summary = self.ktune_json("space", "--space", file, "-k", "gemm", "-b", "cuda", "--arch", "sm_90a",
+                                      "--shape", "m=2000,n=1800,k=264", "--precision", "bf16")
+            self.assertGreater(summary["valid"], 0, file)
+
+    def test_every_narrowed_space_keeps_only_its_starting_points(self):
+        spaces = self.narrow.write_feature_spaces(os.path.join(self.root, "search_spaces"), self.dir)
+        self.assertTrue(spaces)
+        for _, _, file in spaces:
+            with open(file) as f:
+                space = json.load(f)
+            values = {p["name"]: p["values"] for p in space["parameters"]}
+            for point in space.get("starting_points", []) + ([space["default"]] if "default" in space else []):
+                self.assertTrue(self.narrow.in_space(point, values), f"{file}: {point}")
+        with open(os.path.join(self.root, "search_spaces", "gemm.vulkan.json")) as f:
+            coopmat = self.narrow.coopmat_space(json.load(f))
+        self.assertTrue(all(p["path"] == "coopmat" for p in coopmat.get("starting_points", [])))
+        with open(os.path.join(self.root, "search_spaces", "gemm.cuda.json")) as f:
+            space = json.load(f)
+        config = space["starting_points"][0]
+        pinned = self.narrow.pinned(space, config)
+        self.assertEqual(pinned["starting_points"], [config])
+        self.assertEqual(pinned["default"], config)
+
+    def test_suite_elements_come_from_ktune_bytes(self):
+        if not self.cuda_built():
+            self.skipTest("this build has no CUDA backend")
+        size, _ = self.ktune_runner.problem_size(harness.ARGS.ktune, "rmsnorm", "cuda", "rows=4096,cols=4096", "bf16",
+                                                 arch="sm_90a")
+        # x and out of 4096 x 4096 and the weight, 2 bytes each.
+        self.assertEqual(size, 2 * (2 * 4096 * 4096 + 4096))
+
+    def test_list_says_which_families_are_memory_bound(self):
+        bound = {k["kernel"]: k["memory_bound"] for k in self.ktune_json("list")["kernels"]}
+        self.assertFalse(bound["gemm"])
+        self.assertFalse(bound["flash_attention"])
+        self.assertTrue(bound["rmsnorm"])
+        self.assertTrue(bound["copy"])
+
+    def test_suite_model_gives_each_tune_its_share(self):
+        remaining = [("baselines", 0)] + [("tune", 1e6)] * 10
+        verdict = self.suite_model.decide([], remaining[1:], budget=540, elapsed=0, cap=6)
+        self.assertTrue(verdict.run)
+        self.assertEqual(verdict.limit, 6.0)
+        late = self.suite_model.decide([], remaining[1:], budget=540, elapsed=536, cap=6)
+        self.assertFalse(late.run)
+
+    def gpu_check(self, *args, env_extra=None):
+        env = dict(os.environ, KTUNE=harness.ARGS.ktune, OUT=os.path.join(self.dir, "out"),
+                   KTUNE_GPU_WORK=os.path.join(self.dir, "work"), **(env_extra or {}))
+        return subprocess.run([os.path.join(self.root, "ci", "gpu-check"), *args], capture_output=True, text=True,
+                              env=env, timeout=600)
+
+    def test_unknown_phase_exits_2(self):
+        result = self.gpu_check("bogus")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("usage: ci/gpu-check check|bench|suite|all", result.stderr)
+        self.assertEqual(self.gpu_check("gemm", "twenty").returncode, 2)
+
+    def test_plans(self):
+        """Every phase prints its plan without a GPU (KTUNE_GPU_PLAN=1)."""
+        for phase in ("check", "bench", "suite", "dashboard", "spaces", "t1", "gemm", "attention", "scaling",
+                      "vulkan"):
+            result = self.gpu_check(phase, env_extra={"KTUNE_GPU_PLAN": "1"})
+            self.assertEqual(result.returncode, 0, f"{phase}: {result.stderr}")
+            self.assertIn(f"== {phase} plan", result.stdout)
+        suite = self.gpu_check("suite", env_extra={"KTUNE_GPU_PLAN": "1"}).stdout
+        self.assertIn("rmsnorm_rope rows=4096,heads=32,head_dim=128", suite)
+        self.assertNotIn("gemm m=", suite)  # gemm and flash_attention have phases of their own
+        self.assertIn("plan: swiglu 32768x8192 left out for time", suite)
+
+
+if __name__ == "__main__":
+    harness.main()
