@@ -16,7 +16,7 @@
 #include "tuner/backends/vulkan/vulkan_context.hpp"
 #include "tuner/backends/vulkan/vulkan_shaders.hpp"
 #endif
-#include "tuner/backends/cpu/cpu_kernel.hpp"
+#include "kernels/cpu_kernel.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
