@@ -1,6 +1,7 @@
 // The families compiled into ktune. Adding a family: a folder kernels/<name>/ with its problem,
 // reference and backend sources, a search space per backend in search_spaces/, and a line here.
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "kernels/copy/copy.hpp"
@@ -15,7 +16,6 @@
 #include "kernels/softmax/softmax.hpp"
 #include "kernels/softmax_dropout/softmax_dropout.hpp"
 #include "kernels/swiglu/swiglu.hpp"
-#include "kernels/t1/t1_kernel.hpp"
 #include "kernels/testing/fault_injection.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -27,12 +27,27 @@ bool test_families_enabled() {
   return flag != nullptr && std::string(flag) == "1";
 }
 
+// Families defined at run time (register_runtime_family), in the order registered.
+std::mutex g_runtime_families_mutex;
+std::vector<const KernelFamily*> g_runtime_families;
+
 }  // namespace
+
+void register_runtime_family(const KernelFamily* family) {
+  std::lock_guard lock(g_runtime_families_mutex);
+  g_runtime_families.push_back(family);
+}
+
+void unregister_runtime_family(const KernelFamily* family) {
+  std::lock_guard lock(g_runtime_families_mutex);
+  std::erase(g_runtime_families, family);
+}
 
 std::vector<const KernelFamily*> all_families() {
   std::vector<const KernelFamily*> families{&rmsnorm_family(), &layernorm_family(), &residual_layernorm_family(), &softmax_family(), &softmax_dropout_family(), &swiglu_family(), &geglu_family(), &rmsnorm_rope_family(), &copy_family(), &gemm_family(), &flash_attention_family()};
   if (test_families_enabled()) families.push_back(&fault_injection_family());
-  if (const KernelFamily* t1 = registered_t1_kernel()) families.push_back(t1);  // ktune tune --t1
+  std::lock_guard lock(g_runtime_families_mutex);
+  families.insert(families.end(), g_runtime_families.begin(), g_runtime_families.end());
   return families;
 }
 

@@ -7,11 +7,11 @@
 
 #include "db/store.hpp"
 #include "kernels/family.hpp"
-#include "kernels/t1/t1_kernel.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/cli/progress_line.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/formats/t1/t1_kernel.hpp"
 #include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/export_tuned.hpp"

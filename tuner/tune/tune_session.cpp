@@ -14,7 +14,7 @@
 #include "tuner/backends/variant_builder.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/core/t1_space.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
 #include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/space_index.hpp"
 #include "tuner/strategies/strategy.hpp"
