@@ -22,7 +22,12 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/core/output_file.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/tune/tune_session.hpp"
+#include "tuner/tune/hello_timeout.hpp"
+#include "tuner/tune/host_name.hpp"
+#include "tuner/tune/input_seed.hpp"
+#include "tuner/tune/space_context.hpp"
+#include "tuner/tune/space_files.hpp"
+#include "tuner/tune/stop_request.hpp"
 #include "tuner/worker/worker_client.hpp"
 
 namespace ktune {

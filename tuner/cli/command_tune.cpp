@@ -15,12 +15,13 @@
 #include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/export_tuned.hpp"
+#include "tuner/tune/hello_timeout.hpp"
 #include "tuner/tune/tune_devices.hpp"
+#include "tuner/tune/tune_session.hpp"
 #ifdef KTUNE_WITH_MPI
 #include "tuner/distributed/mpi_remote_ranks.hpp"
 #include "tuner/distributed/rank_service.hpp"
 #endif
-#include "tuner/tune/tune_session.hpp"
 
 namespace ktune::cli {
 namespace {
