@@ -30,7 +30,7 @@ class CpuKernel;
 //   - launch geometry comes from the search space's "launch" expressions: grid_x/y/z,
 //     block_x/y/z and shared_bytes.
 //
-// A kernel from outside ktune (a T1 spec's KernelFile, kernels/t1/) gives its own `text` and asks
+// A kernel from outside ktune (a T1 spec's KernelFile, tuner/formats/t1/) gives its own `text` and asks
 // for `raw_defines`: its parameters arrive as `-Dname=value` under their own names, the way
 // Kernel Tuner passes them, and its arguments follow kernel_arguments().
 struct GpuSource {
@@ -160,9 +160,15 @@ class KernelFamily {
 // The families of kernels/CMakeLists.txt, in its order (generated: ktune/families.cpp); the
 // test-only ones (kernels/testing/) when `with_test_families`.
 std::vector<const KernelFamily*> compiled_families(bool with_test_families);
-// All families compiled into this binary. Test-only families (kernels/testing/) are included
-// only when the environment variable KTUNE_ENABLE_TEST_FAMILIES=1 is set.
+// All families compiled into this binary, then those registered at run time. Test-only families
+// (kernels/testing/) are included only when the environment variable KTUNE_ENABLE_TEST_FAMILIES=1
+// is set.
 std::vector<const KernelFamily*> all_families();
+// Makes a family defined at run time (a T1 spec's kernel: tuner/formats/t1/) known to
+// all_families() and find_family(), after the built-in ones. The caller keeps it alive until it
+// unregisters it.
+void register_runtime_family(const KernelFamily* family);
+void unregister_runtime_family(const KernelFamily* family);
 // InputError listing the valid names when `name` is unknown.
 const KernelFamily& find_family(std::string_view name);
 // The families `ktune tune` tunes when no --kernel is given.

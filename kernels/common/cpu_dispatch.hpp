@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "tuner/backends/cpu/cpu_kernel.hpp"
+#include "kernels/cpu_kernel.hpp"
 
 namespace ktune::cpu {
 

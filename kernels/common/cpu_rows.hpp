@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "tuner/backends/cpu/cpu_kernel.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
+#include "kernels/cpu_kernel.hpp"
+#include "kernels/thread_pool.hpp"
 
 namespace ktune::cpu {
 

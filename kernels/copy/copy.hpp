@@ -12,7 +12,4 @@ namespace ktune {
 const KernelFamily& copy_family();
 const CpuKernel& copy_cpu_kernel();
 
-// The copy problem that moves as many bytes as `bytes_moved` (read plus written) at `precision`.
-Problem copy_problem_for_bytes(double bytes_moved, Precision precision);
-
 }  // namespace ktune

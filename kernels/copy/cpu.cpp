@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "kernels/copy/copy.hpp"
+#include "kernels/cpu_kernel.hpp"
+#include "kernels/thread_pool.hpp"
 #include "ktune/source_hash/copy_cpu.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
 
 namespace ktune {
 namespace {

@@ -1,6 +1,3 @@
-#include <algorithm>
-#include <cmath>
-
 #include "kernels/copy/copy.hpp"
 
 namespace ktune {
@@ -43,12 +40,6 @@ class CopyFamily final : public KernelFamily {
 const KernelFamily& copy_family() {
   static const CopyFamily family;
   return family;
-}
-
-Problem copy_problem_for_bytes(double bytes_moved, Precision precision) {
-  const double elements = bytes_moved / (2.0 * element_bytes(precision));
-  const auto n = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(elements)));
-  return copy_family().make_problem({{"n", n}}, precision);
 }
 
 }  // namespace ktune

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "kernels/common/cpu_numeric.hpp"
+#include "kernels/cpu_kernel.hpp"
 #include "kernels/flash_attention/flash_attention.hpp"
+#include "kernels/thread_pool.hpp"
 #include "ktune/source_hash/flash_attention_cpu.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
 
 namespace ktune {
 namespace {

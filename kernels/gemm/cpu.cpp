@@ -13,10 +13,10 @@
 
 #include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_numeric.hpp"
+#include "kernels/cpu_kernel.hpp"
 #include "kernels/gemm/gemm.hpp"
+#include "kernels/thread_pool.hpp"
 #include "ktune/source_hash/gemm_cpu.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
 
 namespace ktune {
 namespace {

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "kernels/common/cpu_numeric.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
+#include "kernels/cpu_kernel.hpp"
 
 namespace ktune {
 namespace {

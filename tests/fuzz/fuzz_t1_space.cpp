@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/core/errors.hpp"
-#include "tuner/core/t1_space.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const nlohmann::json json = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);

@@ -54,7 +54,10 @@ class ScaleFamily final : public KernelFamily {
   }
   double flop_count(const Problem& problem) const override { return static_cast<double>(problem.dim("n")); }
   void reference(const Problem& problem, HostTensors& tensors) const override {
-    for (std::int64_t i = 0; i < problem.dim("n"); ++i) tensors[1][i] = kScaleFactor * tensors[0][i];
+    const auto named = named_tensors(problem, tensors);
+    const std::vector<double>& x = named.at("x");
+    std::vector<double>& out = named.at("out");
+    for (std::int64_t i = 0; i < problem.dim("n"); ++i) out[i] = kScaleFactor * x[i];
   }
   const CpuKernel* cpu_kernel() const override { return &scale_cpu_kernel(); }
 };
@@ -69,9 +72,9 @@ const KernelFamily& scale_family() {
 }  // namespace ktune
 """
 
-CPU_CPP = """#include "kernels/scale/scale.hpp"
+CPU_CPP = """#include "kernels/cpu_kernel.hpp"
+#include "kernels/scale/scale.hpp"
 #include "ktune/source_hash/scale_cpu.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
 
 namespace ktune {
 namespace {
@@ -82,8 +85,8 @@ class ScaleCpu final : public CpuKernel {
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
     const std::int64_t n = context.problem.dim("n");
     const std::int64_t step = context.config.get_int("step");
-    const auto* x = static_cast<const float*>(context.tensors[0].data);
-    auto* out = static_cast<float*>(context.tensors[1].data);
+    const auto* x = static_cast<const float*>(context.tensor("x").data);
+    auto* out = static_cast<float*>(context.tensor("out").data);
     return [=] {
       for (std::int64_t begin = 0; begin < n; begin += step)
         for (std::int64_t i = begin; i < n && i < begin + step; ++i) out[i] = static_cast<float>(kScaleFactor) * x[i];

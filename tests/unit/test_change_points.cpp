@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tuner/core/split_mix.hpp"
 #include "tuner/report/change_points.hpp"
-#include "tuner/strategies/split_mix.hpp"
 
 namespace ktune {
 namespace {

@@ -10,10 +10,10 @@
 
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/common/philox.hpp"
+#include "kernels/cpu_kernel.hpp"
 #include "kernels/family.hpp"
 #include "kernels/softmax_dropout/softmax_dropout.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
+#include "kernels/thread_pool.hpp"
 #include "tuner/core/search_space.hpp"
 
 namespace ktune {

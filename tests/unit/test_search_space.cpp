@@ -7,7 +7,7 @@
 
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/core/t1_space.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
 
 namespace ktune {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernels/t1/t1_kernel.hpp"
+#include "tuner/formats/t1/t1_kernel.hpp"
 
 namespace ktune {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tuner/core/errors.hpp"
-#include "tuner/core/value_list.hpp"
+#include "tuner/formats/t1/value_list.hpp"
 
 namespace ktune {
 namespace {

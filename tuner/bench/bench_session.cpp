@@ -13,7 +13,6 @@
 #include <tuple>
 
 #include "db/store.hpp"
-#include "kernels/copy/copy.hpp"
 #include "kernels/family.hpp"
 #include "ktune/build_info.hpp"
 #include "tuner/backends/cpu/cpu_device.hpp"
@@ -23,12 +22,27 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/core/output_file.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/tune/tune_session.hpp"
+#include "tuner/tune/hello_timeout.hpp"
+#include "tuner/tune/host_name.hpp"
+#include "tuner/tune/input_seed.hpp"
+#include "tuner/tune/space_context.hpp"
+#include "tuner/tune/space_files.hpp"
+#include "tuner/tune/stop_request.hpp"
 #include "tuner/worker/worker_client.hpp"
 
 namespace ktune {
 namespace {
 
+
+// The problem of the copy family (its one dim counts the elements copied) that moves as many
+// bytes as `bytes_moved`, read plus written, at `precision`.
+Problem copy_problem_for_bytes(const KernelFamily& copy, double bytes_moved, Precision precision) {
+  const std::string elements_dim = copy.dims().front().name;
+  const double bytes_per_element = copy.byte_count(copy.make_problem({{elements_dim, 1}}, precision));
+  const auto elements =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(bytes_moved / bytes_per_element)));
+  return copy.make_problem({{elements_dim, elements}}, precision);
+}
 
 // Google Benchmark's context fields, and what a regression dashboard needs to tell runs apart:
 // host, CPU, device, driver, compiler, ktune version and commit.
@@ -320,10 +334,11 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     std::optional<double> baseline_ns;
     std::string baseline_name;
     if (request.with_baseline && family.memory_bound() && family.name() != "copy") {
-      const Problem copy = copy_problem_for_bytes(family.byte_count(problem), problem.precision);
+      FamilyOnDevice& copy_family_on_device = families.at("copy");
+      const Problem copy =
+          copy_problem_for_bytes(*copy_family_on_device.family, family.byte_count(problem), problem.precision);
       baseline_name = benchmark_name(request.backend, copy);
       if (!baseline_medians.count(baseline_name)) {
-        FamilyOnDevice& copy_family_on_device = families.at("copy");
         const ChosenConfig chosen = chooser.choose(*copy_family_on_device.family, request.backend, summary.device,
                                                    copy, copy_family_on_device.space, make_context(copy, summary.device));
         BenchItem item = measure("baseline", copy, chosen, baseline_name, "", std::nullopt);

@@ -9,7 +9,7 @@
 #include "kernels/family.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/json_file.hpp"
-#include "tuner/tune/tune_session.hpp"
+#include "tuner/tune/space_files.hpp"
 
 namespace ktune {
 

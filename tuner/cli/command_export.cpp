@@ -10,7 +10,7 @@
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/tune/export_tuned.hpp"
-#include "tuner/tune/tune_session.hpp"
+#include "tuner/tune/space_files.hpp"
 
 namespace ktune::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include "kernels/family.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
-#include "tuner/tune/tune_session.hpp"
+#include "tuner/tune/space_files.hpp"
 
 namespace ktune::cli {
 

@@ -8,8 +8,9 @@
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/core/t1_space.hpp"
-#include "tuner/tune/tune_session.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
+#include "tuner/tune/space_context.hpp"
+#include "tuner/tune/space_files.hpp"
 #include "tuner/worker/worker_client.hpp"
 
 namespace ktune::cli {

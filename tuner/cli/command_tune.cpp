@@ -7,20 +7,21 @@
 
 #include "db/store.hpp"
 #include "kernels/family.hpp"
-#include "kernels/t1/t1_kernel.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/cli/progress_line.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/formats/t1/t1_kernel.hpp"
 #include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/export_tuned.hpp"
+#include "tuner/tune/hello_timeout.hpp"
 #include "tuner/tune/tune_devices.hpp"
+#include "tuner/tune/tune_session.hpp"
 #ifdef KTUNE_WITH_MPI
 #include "tuner/distributed/mpi_remote_ranks.hpp"
 #include "tuner/distributed/rank_service.hpp"
 #endif
-#include "tuner/tune/tune_session.hpp"
 
 namespace ktune::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "ktune/build_info.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
-#include "tuner/tune/tune_session.hpp"
+#include "tuner/tune/stop_request.hpp"
 #include "tuner/worker/worker_client.hpp"
 
 namespace {

@@ -11,8 +11,8 @@
 #include "kernels/family.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/distributed/mpi_remote_ranks.hpp"
+#include "tuner/tune/hello_timeout.hpp"
 #include "tuner/tune/local_devices.hpp"
-#include "tuner/tune/tune_session.hpp"
 
 namespace ktune {
 namespace {

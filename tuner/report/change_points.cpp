@@ -6,7 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "tuner/strategies/split_mix.hpp"
+#include "tuner/core/split_mix.hpp"
 
 namespace ktune {
 namespace {

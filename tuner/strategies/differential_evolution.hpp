@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "tuner/core/search_space.hpp"
+#include "tuner/core/split_mix.hpp"
 #include "tuner/strategies/space_index.hpp"
-#include "tuner/strategies/split_mix.hpp"
 #include "tuner/strategies/strategy.hpp"
 
 namespace ktune {

@@ -13,8 +13,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "tuner/core/split_mix.hpp"
 #include "tuner/strategies/space_index.hpp"
-#include "tuner/strategies/split_mix.hpp"
 #include "tuner/strategies/strategy.hpp"
 
 namespace ktune {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "tuner/core/search_space.hpp"
-#include "tuner/strategies/split_mix.hpp"
+#include "tuner/core/split_mix.hpp"
 
 namespace ktune {
 

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "tuner/core/config.hpp"
+#include "tuner/core/split_mix.hpp"
 #include "tuner/measure/evaluation.hpp"
-#include "tuner/strategies/split_mix.hpp"
 
 namespace ktune {
 

@@ -14,21 +14,21 @@
 #include "tuner/backends/variant_builder.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/core/t1_space.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
 #include "tuner/strategies/prior_configs.hpp"
 #include "tuner/strategies/space_index.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/evaluation_job.hpp"
+#include "tuner/tune/hello_timeout.hpp"
+#include "tuner/tune/host_name.hpp"
+#include "tuner/tune/input_seed.hpp"
+#include "tuner/tune/space_context.hpp"
+#include "tuner/tune/space_files.hpp"
+#include "tuner/tune/stop_request.hpp"
 #include "tuner/tune/tune_prior.hpp"
 #include "tuner/tune/tune_recording.hpp"
 
-#ifndef KTUNE_DEFAULT_SEARCH_SPACE_DIR
-#error "KTUNE_DEFAULT_SEARCH_SPACE_DIR must be defined by the build"
-#endif
-
 namespace ktune {
-
-std::atomic<bool> g_stop_requested{false};
 
 namespace {
 
@@ -69,46 +69,6 @@ bool better(const EvaluationResult& result, const std::optional<ConfigTiming>& b
 }
 
 }  // namespace
-
-SpaceContext make_context(const Problem& problem, const DeviceInfo& device) {
-  SpaceContext context;
-  for (const auto& [name, value] : problem.dims) context[name] = Value{value};
-  context["element_bytes"] = Value{std::int64_t{element_bytes(problem.precision)}};
-  context["precision"] = Value{std::string(to_string(problem.precision))};
-  for (const auto& [name, value] : device.limits) context[name] = Value{value};
-  return context;
-}
-
-// FNV-1a: a stable per-problem input seed, identical on every platform.
-std::uint64_t mix_seed(std::uint64_t seed, const std::string& text) {
-  std::uint64_t hash = 1469598103934665603ull ^ seed;
-  for (unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ull;
-  return hash;
-}
-
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
-
-std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, const Config& config,
-                                                    const SpaceContext& context) {
-  std::map<std::string, std::int64_t> geometry;
-  for (const auto& [name, value] : space.launch(config, context))
-    geometry[name] = as_int(value, space.source() + ": launch." + name);
-  return geometry;
-}
-
-std::filesystem::path search_space_dir() {
-  const char* dir = std::getenv("KTUNE_SEARCH_SPACES");
-  return dir && *dir ? dir : KTUNE_DEFAULT_SEARCH_SPACE_DIR;
-}
-
-std::filesystem::path default_space_file(const std::string& family, const std::string& backend) {
-  return search_space_dir() / (family + "." + backend + ".json");
-}
 
 nlohmann::json TuneSummary::to_json() const {
   nlohmann::json problem_json = nlohmann::json::object();

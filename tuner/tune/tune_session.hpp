@@ -4,7 +4,6 @@
 // and the other ranks' devices in an MPI job), and records every result in its own transaction.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -103,28 +102,6 @@ class TuneObserver {
   virtual void visited(const TuneSummary&, std::size_t planned) { (void)planned; }
   virtual void finished(const TuneSummary&) {}
 };
-
-// Set from a signal handler: the tune stops after the config in flight, as "interrupted".
-extern std::atomic<bool> g_stop_requested;
-
-// Where search-space files (and suites/) are found: $KTUNE_SEARCH_SPACES, else the source
-// tree's search_spaces/ (compiled in).
-std::filesystem::path search_space_dir();
-std::filesystem::path default_space_file(const std::string& family, const std::string& backend);
-
-// What a space's constraints and launch expressions read besides the parameters: the problem's
-// dims, element_bytes of its precision, and the device's limits.
-SpaceContext make_context(const Problem& problem, const DeviceInfo& device);
-
-// A stable input seed per problem, identical on every platform (FNV-1a of the text over `seed`).
-std::uint64_t mix_seed(std::uint64_t seed, const std::string& text);
-// This machine's name, recorded with every run.
-std::string host_name();
-// The launch geometry (grid_x, block_x, shared_bytes, ...) the space derives for `config`.
-std::map<std::string, std::int64_t> launch_geometry(const SearchSpace& space, const Config& config,
-                                                    const SpaceContext& context);
-// Seconds allowed for opening a device (driver start-up included), apart from per-config limits.
-inline constexpr double kHelloTimeoutSeconds = 120.0;
 
 // Tunes `request` on every device of `devices` at once, one tune per device model: identical
 // devices share their measurements, different models are tuned one after the other and recorded

@@ -7,6 +7,7 @@
 
 #include "tuner/backends/registry.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/formats/t1/t1_kernel.hpp"
 #include "tuner/worker/line_channel.hpp"
 #include "tuner/worker/protocol.hpp"
 
@@ -30,7 +31,11 @@ int run_worker(const std::string& backend_name, int device_index) {
       request = nlohmann::json::parse(line);
       const std::string op = request.at("op").get<std::string>();
       if (op == "quit") return 0;
-      if (!backend) backend = open_backend(backend_name, device_index);
+      if (!backend) {
+        // The kernel of a T1 spec, when the tuner that started this worker tunes one.
+        register_t1_kernel_from_environment();
+        backend = open_backend(backend_name, device_index);
+      }
       if (op == "hello") {
         reply({{"ok", true}, {"device", backend->device().to_json()}});
       } else if (op == "prepare") {

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "kernels/common/cpu_numeric.hpp"
+#include "kernels/cpu_kernel.hpp"
 #include "tuner/backends/cpu/cpu_device.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
 #include "tuner/measure/verify.hpp"
 
 namespace ktune {

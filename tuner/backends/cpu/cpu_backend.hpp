@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "kernels/thread_pool.hpp"
 #include "tuner/backends/backend.hpp"
-#include "tuner/backends/cpu/thread_pool.hpp"
 
 namespace ktune {
 

@@ -1,7 +1,7 @@
 // The CPU backend as the registry sees it: one device, the host, always present.
+#include "kernels/cpu_kernel.hpp"
 #include "tuner/backends/backend_provider.hpp"
 #include "tuner/backends/cpu/cpu_backend.hpp"
-#include "tuner/backends/cpu/cpu_kernel.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {

@@ -41,13 +41,15 @@ namespace ktune {
 // malformed or unsupported.
 std::unique_ptr<KernelFamily> load_t1_kernel(const std::filesystem::path& spec);
 
-// Makes the spec's kernel a family that find_family() and all_families() know, in this process
-// and (through the environment variable KTUNE_T1_SPEC) in the worker processes it starts.
-// Returns the family.
+// Makes the spec's kernel a family that find_family() and all_families() know
+// (register_runtime_family), in this process and, through the environment variable
+// KTUNE_T1_SPEC, in the worker processes it starts. One T1 family at a time: it replaces the one
+// registered before. Returns the family.
 const KernelFamily& register_t1_kernel(const std::filesystem::path& spec);
 // "hip" for a spec whose Language is HIP, else "cuda".
 std::string t1_default_backend(const KernelFamily& family);
-// The family registered from KTUNE_T1_SPEC, or nullptr.
-const KernelFamily* registered_t1_kernel();
+// In a worker process: registers the family of the spec named by KTUNE_T1_SPEC, once. Returns
+// the registered T1 family, or nullptr when there is none.
+const KernelFamily* register_t1_kernel_from_environment();
 
 }  // namespace ktune

@@ -1,4 +1,4 @@
-#include "tuner/core/value_list.hpp"
+#include "tuner/formats/t1/value_list.hpp"
 
 #include <algorithm>
 #include <cctype>

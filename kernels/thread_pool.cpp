@@ -1,4 +1,4 @@
-#include "tuner/backends/cpu/thread_pool.hpp"
+#include "kernels/thread_pool.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tuner/core/t1_space.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "tuner/core/errors.hpp"
 #include "tuner/core/json_file.hpp"
-#include "tuner/core/value_list.hpp"
+#include "tuner/formats/t1/value_list.hpp"
 
 namespace ktune {
 

@@ -1,4 +1,4 @@
-#include "kernels/t1/t1_kernel.hpp"
+#include "tuner/formats/t1/t1_kernel.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,7 +12,7 @@
 #include "kernels/common/cpu_numeric.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/expression.hpp"
-#include "tuner/core/t1_space.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
 
 namespace ktune {
 namespace {
@@ -339,6 +339,14 @@ class T1Kernel final : public KernelFamily {
 std::mutex g_registered_mutex;
 std::unique_ptr<KernelFamily> g_registered;
 
+// Replaces the registered T1 family by `family`, in the registry too. Called with
+// g_registered_mutex held.
+void install_registered(std::unique_ptr<KernelFamily> family) {
+  if (g_registered) unregister_runtime_family(g_registered.get());
+  g_registered = std::move(family);
+  register_runtime_family(g_registered.get());
+}
+
 }  // namespace
 
 std::unique_ptr<KernelFamily> load_t1_kernel(const std::filesystem::path& spec) {
@@ -349,7 +357,7 @@ const KernelFamily& register_t1_kernel(const std::filesystem::path& spec) {
   const std::filesystem::path absolute = std::filesystem::absolute(spec);
   auto family = load_t1_kernel(absolute);
   std::lock_guard lock(g_registered_mutex);
-  g_registered = std::move(family);
+  install_registered(std::move(family));
   ::setenv(kSpecVariable, absolute.c_str(), 1);  // the workers this process starts load it too
   return *g_registered;
 }
@@ -359,12 +367,12 @@ std::string t1_default_backend(const KernelFamily& family) {
   return t1 && t1->language() == "HIP" ? "hip" : "cuda";
 }
 
-const KernelFamily* registered_t1_kernel() {
+const KernelFamily* register_t1_kernel_from_environment() {
   std::lock_guard lock(g_registered_mutex);
   if (!g_registered) {
     const char* spec = std::getenv(kSpecVariable);
     if (spec == nullptr || *spec == '\0') return nullptr;
-    g_registered = load_t1_kernel(spec);
+    install_registered(load_t1_kernel(spec));
   }
   return g_registered.get();
 }

@@ -1,4 +1,4 @@
-// A small seeded generator for strategies. splitmix64 keeps every strategy's sequence identical
+// A small seeded generator for strategies and the report. splitmix64 keeps every sequence identical
 // across platforms and standard libraries for a given seed (std::uniform_int_distribution and
 // friends are not), which is what makes a tune or a replay reproducible from its seed.
 //
