@@ -138,7 +138,7 @@ class NewFamily(harness.KtuneTestCase):
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copy2(os.path.join(harness.ARGS.source_dir, path), target)
         self.build_dir = os.path.join(self.dir, "build")
-        self.binary = os.path.join(self.build_dir, "tuner", "cli", "ktune")
+        self.binary = os.path.join(self.build_dir, "ktune")
 
     def write(self, path, text, append=False):
         with open(os.path.join(self.tree, path), "a" if append else "w") as f:
