@@ -52,8 +52,7 @@ class GatedActivationCpu final : public CpuKernel {
                               to_string(choice));
     const bool poly = *name == "poly";
 
-    std::function<void()> launch;
-    with_storage_type(context.problem.precision, [&]<typename T>() {
+    return with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, T*, std::int64_t);
       const RowFn row_fn =
           select_variant<RowFn>(kVectorWidths, kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
@@ -61,12 +60,10 @@ class GatedActivationCpu final : public CpuKernel {
           });
       const T* x = static_cast<const T*>(context.tensor("x").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      launch = launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
+      return launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * 2 * cols, x + r * 2 * cols + cols, out + r * cols, cols);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 
  private:

@@ -4,12 +4,15 @@
 //
 //   const RowSchedule schedule = RowSchedule::from(context.config);
 //   return launch_rows(context.pool, rows, schedule, [=](std::int64_t r) { row_fn(...r...); });
+//
+// with_row_storage picks the element type those launches are built for.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 
+#include "kernels/common/cpu_numeric.hpp"
 #include "kernels/cpu_kernel.hpp"
 #include "kernels/thread_pool.hpp"
 
@@ -36,6 +39,16 @@ std::function<void()> launch_rows(ThreadPool& pool, std::int64_t rows, RowSchedu
       for (std::int64_t r = task * schedule.rows_per_task; r < end; ++r) body(r);
     });
   };
+}
+
+// The launch that make<T>() builds for T, the storage type of `precision` (float, fp16 or bf16);
+// UnsupportedConfig when the CPU stores that precision in none of them.
+template <typename Make>
+std::function<void()> with_row_storage(Precision precision, Make make) {
+  std::function<void()> launch;
+  with_storage_type(precision, [&]<typename T>() { launch = make.template operator()<T>(); });
+  if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
+  return launch;
 }
 
 }  // namespace ktune::cpu

@@ -63,8 +63,7 @@ class ResidualLayerNormCpu final : public CpuKernel {
     const std::int64_t vector_width = context.config.get_int("vector_width");
     const std::int64_t unroll = context.config.get_int("unroll");
     const bool welford = stats_kind(context.config) == RowStatsKind::welford;
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+    return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, const T*, const T*, T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
           cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [welford]<int W, int U>() {
@@ -77,12 +76,10 @@ class ResidualLayerNormCpu final : public CpuKernel {
       const T* beta = static_cast<const T*>(context.tensor("beta").data);
       T* out = static_cast<T*>(context.tensor("out").data);
       T* sum = static_cast<T*>(context.tensor("sum").data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
+      return cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * cols, residual + r * cols, gamma, beta, out + r * cols, sum + r * cols, cols);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 };
 

@@ -45,8 +45,7 @@ class SoftmaxCpu final : public CpuKernel {
       throw UnsupportedConfig("exp must be \"libm\" or \"poly\", got " + to_string(exp_value));
     const bool poly = *exp_name == "poly";
 
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+    return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
           cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
@@ -54,12 +53,10 @@ class SoftmaxCpu final : public CpuKernel {
           });
       const T* x = static_cast<const T*>(context.tensor("x").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
+      return cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * cols, out + r * cols, cols);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 };
 
