@@ -2,7 +2,7 @@
 // the `threads` and `rows_per_task` parameters, read once, and the launch that hands rows to
 // the pool in tasks of `rows_per_task`.
 //
-//   const RowSchedule schedule = RowSchedule::from(context.config);
+//   const RowSchedule schedule = RowSchedule::from(context.config);  // or RowLaunch::from(context)
 //   return launch_rows(context.pool, rows, schedule, [=](std::int64_t r) { row_fn(...r...); });
 //
 // with_row_storage picks the element type those launches are built for.
@@ -27,6 +27,21 @@ struct RowSchedule {
     if (schedule.threads < 1) throw UnsupportedConfig("threads must be at least 1");
     if (schedule.rows_per_task < 1) throw UnsupportedConfig("rows_per_task must be at least 1");
     return schedule;
+  }
+};
+
+// What every kernel over the rows of a [rows, cols] problem reads before it launches: the dims,
+// the schedule, and the vector_width and unroll that pick its row function (select_variant).
+struct RowLaunch {
+  std::int64_t rows;
+  std::int64_t cols;
+  RowSchedule schedule;
+  std::int64_t vector_width;
+  std::int64_t unroll;
+
+  static RowLaunch from(const CpuLaunchContext& context) {
+    return {context.problem.dim("rows"), context.problem.dim("cols"), RowSchedule::from(context.config),
+            context.config.get_int("vector_width"), context.config.get_int("unroll")};
   }
 };
 

@@ -50,16 +50,12 @@ class LayerNormCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash::layernorm_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
+    const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
     const bool welford = stats_kind(context.config) == RowStatsKind::welford;
     return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, const T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
-          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [welford]<int W, int U>() {
+          cpu::kVectorWidths, cpu::kUnrolls, launch.vector_width, launch.unroll, [welford]<int W, int U>() {
             return welford ? &layernorm_row<T, RowStatsKind::welford, W, U>
                            : &layernorm_row<T, RowStatsKind::two_pass, W, U>;
           });
@@ -67,8 +63,8 @@ class LayerNormCpu final : public CpuKernel {
       const T* gamma = static_cast<const T*>(context.tensor("gamma").data);
       const T* beta = static_cast<const T*>(context.tensor("beta").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      return cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * cols, gamma, beta, out + r * cols, cols);
+      return cpu::launch_rows(context.pool, launch.rows, launch.schedule, [=](std::int64_t r) {
+        row_fn(x + r * launch.cols, gamma, beta, out + r * launch.cols, launch.cols);
       });
     });
   }

@@ -57,16 +57,12 @@ class ResidualLayerNormCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash::residual_layernorm_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
+    const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
     const bool welford = stats_kind(context.config) == RowStatsKind::welford;
     return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, const T*, const T*, T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
-          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [welford]<int W, int U>() {
+          cpu::kVectorWidths, cpu::kUnrolls, launch.vector_width, launch.unroll, [welford]<int W, int U>() {
             return welford ? &residual_layernorm_row<T, RowStatsKind::welford, W, U>
                            : &residual_layernorm_row<T, RowStatsKind::two_pass, W, U>;
           });
@@ -76,8 +72,9 @@ class ResidualLayerNormCpu final : public CpuKernel {
       const T* beta = static_cast<const T*>(context.tensor("beta").data);
       T* out = static_cast<T*>(context.tensor("out").data);
       T* sum = static_cast<T*>(context.tensor("sum").data);
-      return cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * cols, residual + r * cols, gamma, beta, out + r * cols, sum + r * cols, cols);
+      return cpu::launch_rows(context.pool, launch.rows, launch.schedule, [=](std::int64_t r) {
+        const std::int64_t first = r * launch.cols;
+        row_fn(x + first, residual + first, gamma, beta, out + first, sum + first, launch.cols);
       });
     });
   }
