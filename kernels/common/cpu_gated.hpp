@@ -41,12 +41,7 @@ class GatedActivationCpu final : public CpuKernel {
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
     const RowLaunch launch = RowLaunch::from(context);
-    const Value& choice = context.config.at(Activation::parameter);
-    const auto* name = std::get_if<std::string>(&choice);
-    if (!name || (*name != "libm" && *name != "poly"))
-      throw UnsupportedConfig(std::string(Activation::parameter) + " must be \"libm\" or \"poly\", got " +
-                              to_string(choice));
-    const bool poly = *name == "poly";
+    const bool poly = poly_choice(context.config, Activation::parameter);
 
     return with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, T*, std::int64_t);

@@ -44,21 +44,13 @@ void residual_layernorm_row(const T* x, const T* residual, const T* gamma, const
     out[c] = from_float<T>((load(c) - stats.mean) * stats.inv_std * to_float(gamma[c]) + to_float(beta[c]));
 }
 
-RowStatsKind stats_kind(const Config& config) {
-  const Value& value = config.at("stats");
-  const auto* name = std::get_if<std::string>(&value);
-  if (name && *name == "two_pass") return RowStatsKind::two_pass;
-  if (name && *name == "welford") return RowStatsKind::welford;
-  throw UnsupportedConfig("stats must be \"two_pass\" or \"welford\", got " + to_string(value));
-}
-
 class ResidualLayerNormCpu final : public CpuKernel {
  public:
   std::string source_hash() const override { return source_hash::residual_layernorm_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
     const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
-    const bool welford = stats_kind(context.config) == RowStatsKind::welford;
+    const bool welford = cpu::row_stats_kind(context.config) == RowStatsKind::welford;
     return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, const T*, const T*, T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(

@@ -35,11 +35,7 @@ class SoftmaxCpu final : public CpuKernel {
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
     const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
-    const Value& exp_value = context.config.at("exp");
-    const auto* exp_name = std::get_if<std::string>(&exp_value);
-    if (!exp_name || (*exp_name != "libm" && *exp_name != "poly"))
-      throw UnsupportedConfig("exp must be \"libm\" or \"poly\", got " + to_string(exp_value));
-    const bool poly = *exp_name == "poly";
+    const bool poly = cpu::poly_choice(context.config, "exp");
 
     return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, T*, std::int64_t);
