@@ -73,7 +73,8 @@ class RowFamily : public KernelFamily {
     const auto& x = named.at("x");
     auto& out = named.at("out");
     for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t c = 0; c < cols; ++c) out[r * cols + c] = gated(x[r * 2 * cols + c], x[r * 2 * cols + cols + c]);
+      for (std::int64_t c = 0; c < cols; ++c)
+        out[r * cols + c] = gated(x[r * 2 * cols + c], x[r * 2 * cols + cols + c]);
   }
 
  private:
