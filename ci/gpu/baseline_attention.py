@@ -11,13 +11,11 @@ Prints one JSON object: {"device", "torch", "results": [{"batch","heads","seq","
 "causal","precision","library","median_ns","tflops"}]} with library "cudnn" or "flash"; a case
 that fails has "error" instead.
 """
-import argparse
-import json
-
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from .baseline_cli import parse_args, print_results
 from .baseline_families import timed  # same events and median as the other baselines
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -30,14 +28,10 @@ def flops(batch, heads, seq, head_dim, causal):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--shapes", nargs="+", required=True)
-    parser.add_argument("--precisions", nargs="+", default=["bf16"])
-    args = parser.parse_args()
+    shapes, precisions = parse_args()
     results = []
-    for shape in args.shapes:
-        batch, heads, seq, head_dim, causal = (int(x) for x in shape.split(","))
-        for precision in args.precisions:
+    for batch, heads, seq, head_dim, causal in shapes:
+        for precision in precisions:
             q, k, v = (torch.randn(batch, heads, seq, head_dim, device="cuda", dtype=DTYPES[precision])
                        for _ in range(3))
             for library, backend in BACKENDS.items():
@@ -53,7 +47,7 @@ def main():
                 results.append(entry)
             del q, k, v
             torch.cuda.empty_cache()
-    print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "results": results}, indent=1))
+    print_results(results)
 
 
 if __name__ == "__main__":

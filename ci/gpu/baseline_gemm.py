@@ -9,11 +9,9 @@ Usage: python3 -m ci.gpu.baseline_gemm --shapes m,n,k [m,n,k ...] --precisions b
 Prints one JSON object: {"device", "torch", "results": [{"m","n","k","precision","library",
 "median_ns","tflops"}]} with library "cublaslt" or "cublas"; a case that fails has "error".
 """
-import argparse
-import json
-
 import torch
 
+from .baseline_cli import parse_args, print_results
 from .baseline_families import timed  # same events and median as the family baselines
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32, "tf32": torch.float32}
@@ -37,14 +35,10 @@ def product(m, n, k, precision):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--shapes", nargs="+", required=True)
-    parser.add_argument("--precisions", nargs="+", default=["bf16"])
-    args = parser.parse_args()
+    shapes, precisions = parse_args()
     results = []
-    for shape in args.shapes:
-        m, n, k = (int(x) for x in shape.split(","))
-        for precision in args.precisions:
+    for m, n, k in shapes:
+        for precision in precisions:
             torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
             libraries = ["cublaslt"] if precision == "fp8_e4m3" else ["cublaslt", "cublas"]
             for library in libraries:
@@ -58,7 +52,7 @@ def main():
                     entry["error"] = f"{type(e).__name__}: {e}"[:300]
                 results.append(entry)
                 torch.cuda.empty_cache()
-    print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "results": results}, indent=1))
+    print_results(results)
 
 
 if __name__ == "__main__":

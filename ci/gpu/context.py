@@ -1,5 +1,7 @@
 """What every phase of ci/gpu-check shares: the folders, the binary, the environment it runs in,
 the families it covers, and the phase's exit status."""
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -110,13 +112,16 @@ class Context:
         self.status = 1
 
 
-def make_table(table, *args):
-    """A table maker's text, or why it failed (a missing baseline must not stop the phase before
-    its logs are written)."""
+def make_table(main, *args):
+    """What a table module's main prints for these arguments, as text; or why it failed (a missing
+    baseline must not stop the phase before its logs are written)."""
+    stream = io.StringIO()
     try:
-        return table(*args)
+        with contextlib.redirect_stdout(stream):
+            main([str(a) for a in args])
     except Exception as e:
         return f"no table: {type(e).__name__}: {e}\n"
+    return stream.getvalue()
 
 
 def python_module(module, *args, **kwargs):

@@ -6,11 +6,9 @@ with heads*head_dim = 2048, seq 1k-16k, head_dim 64 and 128, causal and not) in 
 KTUNE_ATTENTION_PRECISIONS (default bf16) tuned by brute force (at most SECONDS each, default 20),
 against PyTorch SDPA on cuDNN and on FlashAttention 2 in the same run. Writes attention.log,
 attention-table.md, attention-baseline.json and attention-errors.log to the output."""
-import shutil
-import time
-
 from . import judge, ktune, sass, table_attention
-from .context import Log, make_table, python_module
+from .bench_tune import bench_against_baseline
+from .context import Log
 from .phase_gemm import label_of, write_errors
 
 CHECK_PRECISIONS = ["bf16", "fp16", "fp32"]
@@ -52,32 +50,17 @@ def run(context):
         seconds = context.seconds(20)
         shapes = context.environ.get("KTUNE_ATTENTION_SHAPES", BENCH_SHAPES).split()
         precisions = context.environ.get("KTUNE_ATTENTION_PRECISIONS", "bf16").split()
-        with open(context.path("attention-baseline.json"), "w") as out, \
-                open(context.path("attention-bench.err"), "a") as err:
-            rc = python_module("baseline_attention", "--shapes", *shapes, "--precisions", *precisions,
-                               stdout=out, stderr=err).returncode
-        log(f"baseline exit {rc}")
-        tunes = []
-        for shape in shapes:
+
+        def tune_args(shape, precision):
             batch, heads, seq, head_dim, causal = shape.split(",")
-            for precision in precisions:
-                result = context.path(f"attention-bench-{precision}-{shape.replace(',', '_')}.json")
-                start = time.time()
-                rc = ktune.run(context.ktune, ktune.tune_args(
-                    "flash_attention", "cuda",
-                    f"batch={batch},heads={heads},seq_q={seq},seq_kv={seq},head_dim={head_dim},causal={causal}",
-                    precision, "--strategy", "brute_force", "--time-limit", f"{seconds:g}", "--config-timeout", "30",
-                    "--db", context.path("attention-bench.db"), "--no-export", "--json"),
-                    stdout=result, stderr=context.path("attention-bench.err"))
-                log(f"tune {shape} {precision}: exit {rc}, {int(time.time() - start)} s")
-                tunes.append(result)
-        text = make_table(table_attention.table, context.path("attention-baseline.json"), *tunes)
-        with open(context.out("attention-table.md"), "w") as f:
-            f.write(text)
-        log(text.rstrip("\n"))
-        shutil.copy(context.path("attention-baseline.json"), context.out("attention-baseline.json"))
-        if text.startswith("no table"):
-            context.fail()
+            return ktune.tune_args(
+                "flash_attention", "cuda",
+                f"batch={batch},heads={heads},seq_q={seq},seq_kv={seq},head_dim={head_dim},causal={causal}",
+                precision, "--strategy", "brute_force", "--time-limit", f"{seconds:g}", "--config-timeout", "30",
+                "--db", context.path("attention-bench.db"), "--no-export", "--json")
+
+        bench_against_baseline(context, log, "attention", "baseline_attention", "attention-bench.err", shapes,
+                               precisions, tune_args, table_attention.main)
     write_errors(context, ["attention-check.err", "attention-bench.err"], "attention-errors.log")
 
 

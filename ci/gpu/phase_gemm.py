@@ -7,11 +7,10 @@ KTUNE_GEMM_PRECISIONS (default bf16 fp16) tuned over the wgmma variants (SECONDS
 against cuBLASLt and cuBLAS in the same run. Writes gemm.log, gemm-table.md, gemm-baseline.json
 and gemm-errors.log to the output."""
 import os
-import shutil
-import time
 
 from . import judge, ktune, narrow, sass, table_gemm
-from .context import Log, make_table, python_module
+from .bench_tune import bench_against_baseline
+from .context import Log
 from .families import shape_text
 
 SMOKE_SHAPE = "m=2000,n=1800,k=264"
@@ -45,6 +44,16 @@ def check_tune(context, log, label, space, shape, precision, result, *strategy):
     return ok
 
 
+def check_each(context, log, label, space, shapes, precisions, prefix, *strategy):
+    """check_tune of every shape in every precision, each into PREFIX-PRECISION-SHAPE.json; a
+    failed one fails the phase."""
+    for precision in precisions:
+        for shape in shapes:
+            if not check_tune(context, log, label, space, shape, precision,
+                              f"{prefix}-{precision}-{label_of(shape)}.json", *strategy):
+                context.fail()
+
+
 def run(context):
     log = Log(context.out("gemm.log"), truncate=True)
     spaces = narrow.write_gemm_path_spaces(os.path.join(context.root, "search_spaces", "gemm.cuda.json"), context.work)
@@ -65,24 +74,14 @@ def run(context):
         raise SystemExit(1)
     if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
         log("== gemm: every wgmma variant on odd shapes")
-        for precision in WGMMA_PRECISIONS:
-            for shape in WGMMA_SHAPES:
-                if not check_tune(context, log, "gemm wgmma", spaces["wgmma"], shape, precision,
-                                  f"gemm-check-wgmma-{precision}-{label_of(shape)}.json", "--strategy", "brute_force"):
-                    context.fail()
+        check_each(context, log, "gemm wgmma", spaces["wgmma"], WGMMA_SHAPES, WGMMA_PRECISIONS, "gemm-check-wgmma",
+                   "--strategy", "brute_force")
         log("== gemm: every mma.sync variant on odd shapes, both layouts of B")
-        for precision in MMA_PRECISIONS:
-            for shape in MMA_SHAPES:
-                if not check_tune(context, log, "gemm mma", spaces["mma"], shape, precision,
-                                  f"gemm-check-mma-{precision}-{label_of(shape)}.json", "--strategy", "brute_force"):
-                    context.fail()
+        check_each(context, log, "gemm mma", spaces["mma"], MMA_SHAPES, MMA_PRECISIONS, "gemm-check-mma",
+                   "--strategy", "brute_force")
         log("== gemm: sampled variants (all paths) over precisions, layouts and epilogues")
-        for precision in SAMPLED_PRECISIONS:
-            for shape in odd_shapes(context):
-                if not check_tune(context, log, "gemm", None, shape, precision,
-                                  f"gemm-check-{precision}-{label_of(shape)}.json", "--strategy", "random",
-                                  "--budget", "16"):
-                    context.fail()
+        check_each(context, log, "gemm", None, odd_shapes(context), SAMPLED_PRECISIONS, "gemm-check",
+                   "--strategy", "random", "--budget", "16")
         log(*judge.not_ok(context.path("gemm-check.db"), limit=40))
         log("== gemm: SASS of the three largest cubins")
         sass.report(os.environ["KTUNE_CACHE_DIR"], "gemm", 3, SASS_INSTRUCTIONS, log)
@@ -92,29 +91,16 @@ def run(context):
         seconds = context.seconds(20)
         shapes = context.environ.get("KTUNE_GEMM_SHAPES", BENCH_SHAPES).split()
         precisions = context.environ.get("KTUNE_GEMM_PRECISIONS", "bf16 fp16").split()
-        with open(context.path("gemm-baseline.json"), "w") as out, open(context.path("gemm-check.err"), "a") as err:
-            rc = python_module("baseline_gemm", "--shapes", *shapes, "--precisions", *precisions,
-                               stdout=out, stderr=err).returncode
-        log(f"baseline exit {rc}")
-        tunes = []
-        for shape in shapes:
+
+        def tune_args(shape, precision):
             m, n, k = shape.split(",")
-            for precision in precisions:
-                result = context.path(f"gemm-bench-{precision}-{m}_{n}_{k}.json")
-                start = time.time()
-                rc = ktune.run(context.ktune, ktune.tune_args(
-                    "gemm", "cuda", f"m={m},n={n},k={k}", precision, "--space", spaces["wgmma"],
-                    "--time-limit", f"{seconds:g}", "--config-timeout", "30", "--db", context.path("gemm-bench.db"),
-                    "--no-export", "--json"), stdout=result, stderr=context.path("gemm-bench.err"))
-                log(f"tune {shape} {precision}: exit {rc}, {int(time.time() - start)} s")
-                tunes.append(result)
-        text = make_table(table_gemm.table, context.path("gemm-baseline.json"), *tunes)
-        with open(context.out("gemm-table.md"), "w") as f:
-            f.write(text)
-        log(text.rstrip("\n"))
-        shutil.copy(context.path("gemm-baseline.json"), context.out("gemm-baseline.json"))
-        if text.startswith("no table"):
-            context.fail()
+            return ktune.tune_args(
+                "gemm", "cuda", f"m={m},n={n},k={k}", precision, "--space", spaces["wgmma"],
+                "--time-limit", f"{seconds:g}", "--config-timeout", "30", "--db", context.path("gemm-bench.db"),
+                "--no-export", "--json")
+
+        bench_against_baseline(context, log, "gemm", "baseline_gemm", "gemm-check.err", shapes, precisions,
+                               tune_args, table_gemm.main)
     write_errors(context, ["gemm-check.err", "gemm-bench.err"], "gemm-errors.log")
 
 

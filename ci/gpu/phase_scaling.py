@@ -60,7 +60,7 @@ def run(context):
     for n in device_counts(gpus):
         tune(",".join(str(i) for i in range(n)), f"gpus{n}")
         runs.append(f"scaling-gpus{n}.json")
-    text = make_table(table_scaling.table, context.work, *runs)
+    text = make_table(table_scaling.main, context.work, *runs)
     with open(context.out("scaling-table.md"), "w") as f:
         f.write(text)
     log(text.rstrip("\n"))

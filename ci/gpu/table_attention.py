@@ -7,8 +7,6 @@ flash_attention problem (seq_q == seq_kv). Rows: shape and precision, ktune's be
 config, the space default's TFLOP/s, cuDNN's and flash's TFLOP/s, and ktune as % of each; then
 the geometric means and the count of shapes where ktune beats the flash backend.
 """
-import contextlib
-import io
 import json
 import math
 import sys
@@ -63,14 +61,6 @@ def main(argv=None):
         wins = sum(r > 1 for r in vs_flash)
         print(f"\nGeometric mean of ktune / flash: {100 * geomean(vs_flash):.1f}% over {len(vs_flash)} shapes; "
               f"ktune faster on {wins} of {len(vs_flash)}")
-
-
-def table(*args):
-    """What main prints for these arguments, as text."""
-    stream = io.StringIO()
-    with contextlib.redirect_stdout(stream):
-        main([str(a) for a in args])
-    return stream.getvalue()
 
 
 if __name__ == "__main__":

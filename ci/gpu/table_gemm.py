@@ -6,8 +6,6 @@ gemm problem. Rows: shape and precision, ktune's best TFLOP/s and config, the sp
 TFLOP/s, cuBLASLt's and cuBLAS's TFLOP/s, and ktune as % of each; then the geometric means per
 precision.
 """
-import contextlib
-import io
 import json
 import math
 import sys
@@ -56,14 +54,6 @@ def main(argv=None):
     for precision, values in sorted(ratios_cublas.items()):
         geomean = math.exp(sum(math.log(v) for v in values) / len(values))
         print(f"\nGeometric mean of ktune / cuBLAS, {precision}: {100 * geomean:.1f}% over {len(values)} shapes")
-
-
-def table(*args):
-    """What main prints for these arguments, as text."""
-    stream = io.StringIO()
-    with contextlib.redirect_stdout(stream):
-        main([str(a) for a in args])
-    return stream.getvalue()
 
 
 if __name__ == "__main__":

@@ -4,8 +4,6 @@ second (end to end, and steady: between the first and the last result), the spee
 one-GPU run, and when the run first held a config within 2% of the best of its configs.
 
 Usage: python3 -m ci.gpu.table_scaling WORK_DIR scaling-gpus1.json scaling-gpus2.json ..."""
-import contextlib
-import io
 import json
 import os
 import sqlite3
@@ -43,14 +41,6 @@ def main(argv=None):
         print(f"| {r['gpus']} | {r['evaluated']} | {r['seconds']:.1f} | {r['rate']:.2f} | {speedup:.2f}x | "
               f"{speedup / r['gpus'] * 100:.0f}% | {r['steady']:.2f} | {steady_speedup:.2f}x | {r['reached']:.1f} | "
               f"{r['best_us']:.1f} | {outcomes} |")
-
-
-def table(*args):
-    """What main prints for these arguments, as text."""
-    stream = io.StringIO()
-    with contextlib.redirect_stdout(stream):
-        main([str(a) for a in args])
-    return stream.getvalue()
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@
 //
 //   auto fn = select_variant<RowFn>(kVectorWidths, kUnrolls, vector_width, unroll,
 //                                   []<int W, int U>() { return &row_kernel<float, W, U>; });
+//
+// poly_choice reads the "libm" / "poly" parameters that pick such an instance too.
 #pragma once
 
 #include <string>
+#include <variant>
 
 #include "kernels/cpu_kernel.hpp"
 
@@ -44,6 +47,17 @@ Result select_variant(IntChoices<Ws...> firsts, IntChoices<Us...> seconds, std::
                             second_name + "=" + std::to_string(second) + " (compiled: " + first_name + " " +
                             choice_list(firsts) + ", " + second_name + " " + choice_list(seconds) + ")");
   return result;
+}
+
+// The "libm" / "poly" choice of the config's string parameter `name`: true for "poly" (a
+// vectorisable approximation), false for "libm" (a libm call per element); UnsupportedConfig
+// for anything else.
+inline bool poly_choice(const Config& config, const std::string& name) {
+  const Value& value = config.at(name);
+  const auto* choice = std::get_if<std::string>(&value);
+  if (!choice || (*choice != "libm" && *choice != "poly"))
+    throw UnsupportedConfig(name + " must be \"libm\" or \"poly\", got " + to_string(value));
+  return *choice == "poly";
 }
 
 }  // namespace ktune::cpu

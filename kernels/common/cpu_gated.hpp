@@ -40,33 +40,21 @@ class GatedActivationCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash_; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const RowSchedule schedule = RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
-    const Value& choice = context.config.at(Activation::parameter);
-    const auto* name = std::get_if<std::string>(&choice);
-    if (!name || (*name != "libm" && *name != "poly"))
-      throw UnsupportedConfig(std::string(Activation::parameter) + " must be \"libm\" or \"poly\", got " +
-                              to_string(choice));
-    const bool poly = *name == "poly";
+    const RowLaunch launch = RowLaunch::from(context);
+    const bool poly = poly_choice(context.config, Activation::parameter);
 
-    std::function<void()> launch;
-    with_storage_type(context.problem.precision, [&]<typename T>() {
+    return with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, T*, std::int64_t);
       const RowFn row_fn =
-          select_variant<RowFn>(kVectorWidths, kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
+          select_variant<RowFn>(kVectorWidths, kUnrolls, launch.vector_width, launch.unroll, [poly]<int W, int U>() {
             return poly ? &gated_row<Activation, T, true, W, U> : &gated_row<Activation, T, false, W, U>;
           });
       const T* x = static_cast<const T*>(context.tensor("x").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      launch = launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * 2 * cols, x + r * 2 * cols + cols, out + r * cols, cols);
+      return launch_rows(context.pool, launch.rows, launch.schedule, [=](std::int64_t r) {
+        row_fn(x + r * 2 * launch.cols, x + r * 2 * launch.cols + launch.cols, out + r * launch.cols, launch.cols);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 
  private:

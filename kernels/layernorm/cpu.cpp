@@ -37,30 +37,17 @@ void layernorm_row(const T* x, const T* gamma, const T* beta, T* out, std::int64
     out[c] = from_float<T>((to_float(x[c]) - stats.mean) * stats.inv_std * to_float(gamma[c]) + to_float(beta[c]));
 }
 
-RowStatsKind stats_kind(const Config& config) {
-  const Value& value = config.at("stats");
-  const auto* name = std::get_if<std::string>(&value);
-  if (name && *name == "two_pass") return RowStatsKind::two_pass;
-  if (name && *name == "welford") return RowStatsKind::welford;
-  throw UnsupportedConfig("stats must be \"two_pass\" or \"welford\", got " + to_string(value));
-}
-
 class LayerNormCpu final : public CpuKernel {
  public:
   std::string source_hash() const override { return source_hash::layernorm_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
-    const bool welford = stats_kind(context.config) == RowStatsKind::welford;
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+    const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
+    const bool welford = cpu::row_stats_kind(context.config) == RowStatsKind::welford;
+    return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, const T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
-          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [welford]<int W, int U>() {
+          cpu::kVectorWidths, cpu::kUnrolls, launch.vector_width, launch.unroll, [welford]<int W, int U>() {
             return welford ? &layernorm_row<T, RowStatsKind::welford, W, U>
                            : &layernorm_row<T, RowStatsKind::two_pass, W, U>;
           });
@@ -68,12 +55,10 @@ class LayerNormCpu final : public CpuKernel {
       const T* gamma = static_cast<const T*>(context.tensor("gamma").data);
       const T* beta = static_cast<const T*>(context.tensor("beta").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * cols, gamma, beta, out + r * cols, cols);
+      return cpu::launch_rows(context.pool, launch.rows, launch.schedule, [=](std::int64_t r) {
+        row_fn(x + r * launch.cols, gamma, beta, out + r * launch.cols, launch.cols);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 };
 

@@ -12,10 +12,23 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <variant>
+
+#include "kernels/cpu_kernel.hpp"
 
 namespace ktune::cpu {
 
 enum class RowStatsKind { two_pass, welford };
+
+// The config's "stats" parameter; UnsupportedConfig unless it is "two_pass" or "welford".
+inline RowStatsKind row_stats_kind(const Config& config) {
+  const Value& value = config.at("stats");
+  const auto* name = std::get_if<std::string>(&value);
+  if (name && *name == "two_pass") return RowStatsKind::two_pass;
+  if (name && *name == "welford") return RowStatsKind::welford;
+  throw UnsupportedConfig("stats must be \"two_pass\" or \"welford\", got " + to_string(value));
+}
 
 struct RowStats {
   float mean;

@@ -44,30 +44,17 @@ void residual_layernorm_row(const T* x, const T* residual, const T* gamma, const
     out[c] = from_float<T>((load(c) - stats.mean) * stats.inv_std * to_float(gamma[c]) + to_float(beta[c]));
 }
 
-RowStatsKind stats_kind(const Config& config) {
-  const Value& value = config.at("stats");
-  const auto* name = std::get_if<std::string>(&value);
-  if (name && *name == "two_pass") return RowStatsKind::two_pass;
-  if (name && *name == "welford") return RowStatsKind::welford;
-  throw UnsupportedConfig("stats must be \"two_pass\" or \"welford\", got " + to_string(value));
-}
-
 class ResidualLayerNormCpu final : public CpuKernel {
  public:
   std::string source_hash() const override { return source_hash::residual_layernorm_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
-    const bool welford = stats_kind(context.config) == RowStatsKind::welford;
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+    const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
+    const bool welford = cpu::row_stats_kind(context.config) == RowStatsKind::welford;
+    return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, const T*, const T*, T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
-          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [welford]<int W, int U>() {
+          cpu::kVectorWidths, cpu::kUnrolls, launch.vector_width, launch.unroll, [welford]<int W, int U>() {
             return welford ? &residual_layernorm_row<T, RowStatsKind::welford, W, U>
                            : &residual_layernorm_row<T, RowStatsKind::two_pass, W, U>;
           });
@@ -77,12 +64,11 @@ class ResidualLayerNormCpu final : public CpuKernel {
       const T* beta = static_cast<const T*>(context.tensor("beta").data);
       T* out = static_cast<T*>(context.tensor("out").data);
       T* sum = static_cast<T*>(context.tensor("sum").data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * cols, residual + r * cols, gamma, beta, out + r * cols, sum + r * cols, cols);
+      return cpu::launch_rows(context.pool, launch.rows, launch.schedule, [=](std::int64_t r) {
+        const std::int64_t first = r * launch.cols;
+        row_fn(x + first, residual + first, gamma, beta, out + first, sum + first, launch.cols);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 };
 

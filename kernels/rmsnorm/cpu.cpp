@@ -46,26 +46,19 @@ class RmsNormCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash::rmsnorm_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+    const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
+    return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, T*, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
-          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll,
+          cpu::kVectorWidths, cpu::kUnrolls, launch.vector_width, launch.unroll,
           []<int W, int U>() { return &rmsnorm_row<T, W, U>; });
       const T* x = static_cast<const T*>(context.tensor("x").data);
       const T* weight = static_cast<const T*>(context.tensor("weight").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * cols, weight, out + r * cols, cols);
+      return cpu::launch_rows(context.pool, launch.rows, launch.schedule, [=](std::int64_t r) {
+        row_fn(x + r * launch.cols, weight, out + r * launch.cols, launch.cols);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 };
 

@@ -77,8 +77,7 @@ class RmsNormRopeCpu final : public CpuKernel {
     const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
     const std::int64_t vector_width = context.config.get_int("vector_width");
     const std::int64_t unroll = context.config.get_int("unroll");
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+    return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, const T*, const T*, const T*, T*, std::int64_t, std::int64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
           cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll,
@@ -88,12 +87,10 @@ class RmsNormRopeCpu final : public CpuKernel {
       const T* cos = static_cast<const T*>(context.tensor("cos").data);
       const T* sin = static_cast<const T*>(context.tensor("sin").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
+      return cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
         row_fn(x + r * width, weight, cos + r * half, sin + r * half, out + r * width, heads, head_dim);
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 };
 

@@ -1,5 +1,4 @@
-#include <cmath>
-
+#include "kernels/common/reference_row_stats.hpp"
 #include "kernels/rmsnorm_rope/rmsnorm_rope.hpp"
 #include "tuner/core/errors.hpp"
 
@@ -49,9 +48,7 @@ class RmsNormRopeFamily final : public KernelFamily {
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t h = 0; h < heads; ++h) {
         const std::int64_t base = (r * heads + h) * head_dim;
-        double sum_sq = 0;
-        for (std::int64_t d = 0; d < head_dim; ++d) sum_sq += x[base + d] * x[base + d];
-        const double inv_rms = 1.0 / std::sqrt(sum_sq / static_cast<double>(head_dim) + kRmsNormRopeEpsilon);
+        const double inv_rms = reference::inverse_rms(x.data() + base, head_dim, kRmsNormRopeEpsilon);
         for (std::int64_t d = 0; d < head_dim; ++d) y[d] = x[base + d] * inv_rms * weight[d];
         for (std::int64_t i = 0; i < half; ++i) {
           const double c = cos[r * half + i], s = sin[r * half + i];

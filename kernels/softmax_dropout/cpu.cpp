@@ -80,33 +80,22 @@ class SoftmaxDropoutCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash::softmax_dropout_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const std::int64_t rows = context.problem.dim("rows");
-    const std::int64_t cols = context.problem.dim("cols");
-    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config);
-    const std::int64_t vector_width = context.config.get_int("vector_width");
-    const std::int64_t unroll = context.config.get_int("unroll");
-    const Value& exp_value = context.config.at("exp");
-    const auto* exp_name = std::get_if<std::string>(&exp_value);
-    if (!exp_name || (*exp_name != "libm" && *exp_name != "poly"))
-      throw UnsupportedConfig("exp must be \"libm\" or \"poly\", got " + to_string(exp_value));
-    const bool poly = *exp_name == "poly";
+    const cpu::RowLaunch launch = cpu::RowLaunch::from(context);
+    const bool poly = cpu::poly_choice(context.config, "exp");
 
-    std::function<void()> launch;
-    cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
+    return cpu::with_row_storage(context.problem.precision, [&]<typename T>() {
       using RowFn = void (*)(const T*, T*, std::int64_t, std::uint64_t);
       const RowFn row_fn = cpu::select_variant<RowFn>(
-          cpu::kVectorWidths, cpu::kUnrolls, vector_width, unroll, [poly]<int W, int U>() {
+          cpu::kVectorWidths, cpu::kUnrolls, launch.vector_width, launch.unroll, [poly]<int W, int U>() {
             return poly ? &softmax_dropout_row<T, SoftmaxExp::poly, W, U>
                         : &softmax_dropout_row<T, SoftmaxExp::libm, W, U>;
           });
       const T* x = static_cast<const T*>(context.tensor("x").data);
       T* out = static_cast<T*>(context.tensor("out").data);
-      launch = cpu::launch_rows(context.pool, rows, schedule, [=](std::int64_t r) {
-        row_fn(x + r * cols, out + r * cols, cols, static_cast<std::uint64_t>(r * cols));
+      return cpu::launch_rows(context.pool, launch.rows, launch.schedule, [=](std::int64_t r) {
+        row_fn(x + r * launch.cols, out + r * launch.cols, launch.cols, static_cast<std::uint64_t>(r * launch.cols));
       });
     });
-    if (!launch) throw UnsupportedConfig("no CPU storage for this precision");
-    return launch;
   }
 };
 
