@@ -3,8 +3,10 @@
 #   sources.family  compiled into <target>
 #   sources.cpu     compiled with KTUNE_CPU_KERNEL_FLAGS; their source hash is generated as
 #                   ktune/source_hash/<family>_cpu.hpp from every file the compiler reads for them
-#   sources.cuda    embedded for the run-time compilers (global property KTUNE_CUDA_SOURCES)
-#   sources.vulkan  compiled to SPIR-V by the Vulkan backend (global property KTUNE_VULKAN_SHADERS)
+#   sources.cuda    embedded for the run-time compilers (global property KTUNE_CUDA_SOURCES,
+#                   paths relative to kernels/)
+#   sources.vulkan  compiled to SPIR-V by the Vulkan backend (global property KTUNE_VULKAN_SHADERS,
+#                   paths relative to the source tree)
 # and registers the family: ktune_write_family_registry() lists every family added, in order.
 include(${CMAKE_CURRENT_LIST_DIR}/source_hash.cmake)
 
@@ -62,9 +64,7 @@ function(ktune_add_family target folder)
     set_source_files_properties(${cpu_paths} PROPERTIES COMPILE_OPTIONS "${KTUNE_CPU_KERNEL_FLAGS}")
     ktune_source_hash(${target} ${name}_cpu ${cpu_paths})
   endif()
-  foreach(path ${cuda_paths})
-    set_property(GLOBAL APPEND PROPERTY KTUNE_CUDA_SOURCES kernels/${path})
-  endforeach()
+  set_property(GLOBAL APPEND PROPERTY KTUNE_CUDA_SOURCES ${cuda_paths})
   foreach(path ${vulkan_paths})
     set_property(GLOBAL APPEND PROPERTY KTUNE_VULKAN_SHADERS kernels/${path})
   endforeach()

@@ -99,8 +99,10 @@ std::set<std::string_view> embedded_includes(std::string_view main) {
 
 std::string gpu_source_hash(const GpuSource& source) {
   if (!source.text.empty()) return hex16(fnv1a(source.text, fnv1a(source.file)));  // a file from outside ktune
-  std::uint64_t hash = fnv1a(gpu_main_text(source));
-  for (const std::string_view path : embedded_includes(source.file)) hash = fnv1a(find_embedded(path)->text, fnv1a(path, hash));
+  const std::set<std::string_view> files = embedded_includes(source.file);  // the source itself among them
+  if (files.empty()) throw std::runtime_error("GPU source " + std::string(source.file) + " is not embedded in this build");
+  std::uint64_t hash = fnv1a(std::string_view{});
+  for (const std::string_view path : files) hash = fnv1a(find_embedded(path)->text, fnv1a(path, hash));
   return hex16(hash);
 }
 
