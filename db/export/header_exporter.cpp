@@ -195,6 +195,9 @@ void check_problem(const BestMeasurement& entry, const ExportFamily& input) {
   if (!entry.family.empty() && entry.family != input.family)
     throw InputError("export: " + entry_label(entry) + " belongs to family '" + entry.family +
                      "', not '" + input.family + "'");
+  if (entry.backend != input.backend)
+    throw InputError("export: " + entry_label(entry) + " was measured on backend '" + entry.backend +
+                     "', not '" + input.backend + "', whose header this is");
   for (const auto& name : input.dim_names) entry.problem.dim(name);  // throws naming the dims
   if (entry.problem.dims.size() != input.dim_names.size())
     throw InputError("export: " + entry_label(entry) + " has dimensions " + entry.problem.key() +
@@ -238,6 +241,9 @@ auto order_key(const BestMeasurement& entry) {
 Prepared prepare(const ExportFamily& input) {
   if (!is_identifier(input.family))
     throw InputError("export: family name '" + input.family +
+                     "' cannot be a C++ namespace name (it must be an identifier)");
+  if (!is_identifier(input.backend))
+    throw InputError("export: backend name '" + input.backend +
                      "' cannot be a C++ namespace name (it must be an identifier)");
   check_names(input.dim_names, "dimension");
   check_names(input.param_names, "parameter");
@@ -339,9 +345,9 @@ std::string usage_example(const ExportFamily& input, const Prepared& prepared) {
     return comment_text(cpp_string(sample ? value : fallback));
   };
   std::string out;
-  out += "//   #include \"" + input.family + ".hpp\"\n";
+  out += "//   #include \"" + input.backend + "/" + input.family + ".hpp\"   // with the export folder on the include path\n";
   out += "//\n";
-  out += "//   namespace tuned = ktune::tuned::" + input.family + ";\n";
+  out += "//   namespace tuned = ktune::tuned::" + input.backend + "::" + input.family + ";\n";
   out += "//   const tuned::DeviceQuery device{.backend = " + field(sample ? sample->backend : "", "cuda") +
          ", .device = " + field(sample ? sample->device.name : "", "NVIDIA H200") + ",\n";
   out += "//                                   .architecture = " +
@@ -440,6 +446,25 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
   }
 }
 
+// For code that handles every family alike (ktune's kernel library): the config's parameters by
+// name in the space's order, and a Shape built from a function that gives each dim by name.
+std::string render_generic_access(const ExportFamily& input) {
+  std::string out =
+      "// For code that handles every family alike: visit(name, value) for each parameter of `config`,\n"
+      "// in the space's order, and a Shape from dim(name), a function giving each dim's value.\n"
+      "template <class Visit>\n"
+      "constexpr void for_each_parameter(const Config& config, Visit&& visit) {\n";
+  for (const auto& name : input.param_names) out += "  visit(std::string_view(" + cpp_string(name) + "), config." + name + ");\n";
+  out += "}\n\n"
+         "template <class DimValue>\n"
+         "constexpr Shape make_shape(DimValue&& dim) {\n"
+         "  return Shape{";
+  for (std::size_t i = 0; i < input.dim_names.size(); ++i)
+    out += (i ? ", ." : ".") + input.dim_names[i] + " = dim(std::string_view(" + cpp_string(input.dim_names[i]) + "))";
+  out += "};\n}\n\n";
+  return out;
+}
+
 }  // namespace
 
 // The family's untuned starting points per kind of GPU, when it has any: a struct with a field
@@ -509,7 +534,7 @@ std::string render_header(const ExportFamily& input, const std::string& generate
       << "// as 1; ties go to the entry listed first)." << option_note(input) << "\n"
       << "#pragma once\n\n"
       << "#include <array>\n#include <cstddef>\n#include <cstdint>\n#include <string_view>\n\n"
-      << "namespace ktune::tuned::" << family << " {\n\n"
+      << "namespace ktune::tuned::" << input.backend << "::" << family << " {\n\n"
       << "inline constexpr std::string_view family_name = " << cpp_string(family) << ";\n\n"
       << lookup_section("match_level");
 
@@ -522,6 +547,7 @@ std::string render_header(const ExportFamily& input, const std::string& generate
       << "struct Shape {\n";
   for (const auto& dim : input.dim_names) out << "  std::int64_t " << dim << ";\n";
   out << "};\n\n"
+      << render_generic_access(input)
       << lookup_section("tuned_entry")
       << "// The untuned default (the search space's \"default\"): the answer when no entry matches.\n"
       << "inline constexpr Config default_config"
@@ -537,7 +563,7 @@ std::string render_header(const ExportFamily& input, const std::string& generate
   }
   out << lookup_section("resources") << render_architecture_defaults(input) << lookup_section("lookup")
       << render_shape_helpers(input.dim_names, input.option_dims) << lookup_section("lookup_functions")
-      << "}  // namespace ktune::tuned::" << family << "\n";
+      << "}  // namespace ktune::tuned::" << input.backend << "::" << family << "\n";
   return out.str();
 }
 
@@ -583,6 +609,7 @@ nlohmann::json render_json(const ExportFamily& input, const std::string& generat
   }
   return {
       {"family", input.family},
+      {"backend", input.backend},
       {"generated_at", generated_at},
       {"generator", {{"ktune_version", build_info::version}}},
       {"database", input.database},

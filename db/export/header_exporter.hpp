@@ -1,4 +1,4 @@
-// Writes tuned/<family>.hpp: the winning configs as named compile-time structs with provenance
+// Writes tuned/<backend>/<family>.hpp: the winning configs as named compile-time structs with provenance
 // and a lookup with the fallback chain device -> architecture -> vendor -> default, choosing the
 // nearest tuned shape when the exact shape was not tuned. Also writes tuned/<family>.json.
 #pragma once
@@ -21,6 +21,7 @@ struct EntryResources {
 
 struct ExportFamily {
   std::string family;
+  std::string backend;  // "cpu", "cuda", "hip", "vulkan": the header's namespace is ktune::tuned::<backend>::<family>
   std::vector<std::string> dim_names;    // problem dims, in the family's order
   // Dims that pick an option (a layout, an epilogue) rather than a size: a tuned entry answers a
   // lookup only when these match exactly (its config may be invalid for another option).

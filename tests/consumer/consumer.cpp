@@ -1,8 +1,9 @@
-// A downstream program that uses a generated tuned/rmsnorm.hpp the way a kernel library would:
+// A downstream program that uses a generated tuned/cpu/rmsnorm.hpp the way a kernel library would:
 // it includes the header (nothing else from ktune), asks it for the config of one device and
 // shape, and prints the answer on one line. Tests build it against a freshly exported header:
 //
 //   c++ -std=c++20 -Wall -Wextra -Werror -I<export dir> tests/consumer/consumer.cpp -o consumer
+//   (the export dir holds cpu/rmsnorm.hpp)
 //   ./consumer --backend cpu --device "AMD EPYC 7B13" --architecture x86_64-avx2 --vendor amd
 //              --rows 256 --cols 1024 [--precision fp32]      (all on one command line)
 //
@@ -23,9 +24,9 @@
 #include <string>
 #include <string_view>
 
-#include "rmsnorm.hpp"
+#include "cpu/rmsnorm.hpp"
 
-namespace tuned = ktune::tuned::rmsnorm;
+namespace tuned = ktune::tuned::cpu::rmsnorm;
 
 // The lookup is usable at compile time; a query that names no device always gets the default.
 static_assert(tuned::lookup(tuned::DeviceQuery{}, tuned::Shape{.rows = 1, .cols = 1}).threads ==

@@ -155,7 +155,7 @@ class Bench(harness.KtuneTestCase):
 
     def test_tuned_config_from_generated_tables(self):
         tune = self.tune("--shape", SHAPE, "--export-dir", self.path("generated"))
-        self.assertTrue(os.path.exists(self.path("generated/rmsnorm.json")))
+        self.assertTrue(os.path.exists(self.path("generated/cpu/rmsnorm.json")))
         # A fresh database: the config can only have come from the generated table.
         summary, _ = self.bench("-k", "rmsnorm", "--shape", SHAPE, "--tuned", self.path("generated"),
                                 db=self.path("fresh.db"))

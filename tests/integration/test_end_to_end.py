@@ -41,7 +41,7 @@ class EndToEnd(harness.KtuneTestCase):
         self.assertIn("rmsnorm", run[0][2])
 
         # The header exists (tune exports) and `ktune export` rewrites it.
-        header = os.path.join(self.dir, "tuned", "rmsnorm.hpp")
+        header = os.path.join(self.dir, "tuned", "cpu", "rmsnorm.hpp")
         self.assertTrue(os.path.exists(header))
         exported = self.ktune_json("export", "--db", self.db, "--out", "tuned")
         self.assertEqual(exported["exported"][0]["kernel"], "rmsnorm")
@@ -49,7 +49,7 @@ class EndToEnd(harness.KtuneTestCase):
         with open(header) as f:
             text = f.read()
         self.assertIn("DO NOT EDIT", text.upper())
-        with open(os.path.join(self.dir, "tuned", "rmsnorm.json")) as f:
+        with open(os.path.join(self.dir, "tuned", "cpu", "rmsnorm.json")) as f:
             table = json.load(f)
         entry = table["entries"][0]
 

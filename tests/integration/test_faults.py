@@ -73,8 +73,8 @@ class Faults(harness.KtuneTestCase):
                        "parameters": [{"name": "behaviour", "values": ["crash", "wrong"]},
                                       {"name": "work", "values": [1]}],
                        "default": {"behaviour": "crash", "work": 1}}, f)
-        os.makedirs(os.path.join(self.dir, "tuned"))
-        header = os.path.join(self.dir, "tuned", "fault_injection.hpp")
+        os.makedirs(os.path.join(self.dir, "tuned", "cpu"))
+        header = os.path.join(self.dir, "tuned", "cpu", "fault_injection.hpp")
         with open(header, "w") as f:
             f.write("// an earlier, good header\n")
         result = self.ktune("tune", "--kernel", "fault_injection", "--space", space, "--db", self.db,

@@ -49,19 +49,19 @@ class FlashAttention(harness.KtuneTestCase):
             self.ktune_json("tune", "-k", "flash_attention", "-b", "cpu", "--db", db, "--export-dir", "tuned",
                             "--shape", f"batch=1,heads=2,seq_q=64,seq_kv=64,head_dim=64,causal={causal}",
                             "--budget", "2", "--max-seconds-per-config", "0.01")
-        header = open(os.path.join(self.dir, "tuned", "flash_attention.hpp")).read()
+        header = open(os.path.join(self.dir, "tuned", "cpu", "flash_attention.hpp")).read()
         self.assertIn("head_dim", header)
         self.assertRegex(header, r"Option dims \([^)]*causal[^)]*\) must match exactly")
         self.assertRegex(header, r"Option dims \([^)]*head_dim[^)]*\) must match exactly")
-        exported = json.load(open(os.path.join(self.dir, "tuned", "flash_attention.json")))
+        exported = json.load(open(os.path.join(self.dir, "tuned", "cpu", "flash_attention.json")))
         self.assertEqual(len(exported["entries"]), 2)
         # The untuned starting points per kind of GPU ride along, marked untuned, and compile.
         self.assertEqual([d["target"] for d in exported["architecture_defaults"]],
                          ["ampere", "hopper", "rdna3", "apple", "fallback"])
         self.assertFalse(any(d["tuned"] for d in exported["architecture_defaults"]))
         with open(os.path.join(self.dir, "use.cpp"), "w") as f:
-            f.write('#include "flash_attention.hpp"\n'
-                    'namespace t = ktune::tuned::flash_attention;\n'
+            f.write('#include "cpu/flash_attention.hpp"\n'
+                    'namespace t = ktune::tuned::cpu::flash_attention;\n'
                     'static_assert(t::architecture_default("hopper")->block_kv == 256);\n'
                     'static_assert(t::architecture_default("hopper")->head_dim == 128);\n'
                     'static_assert(t::architecture_default("an unknown gpu")->precision == "fp32");\n'

@@ -198,7 +198,7 @@ class NewFamily(harness.KtuneTestCase):
         self.assertEqual(summary["outcomes"], {"ok": 4})
         self.assertEqual(summary["evaluated"], 4)
         self.assertLess(summary["best"]["error"], 1e-6)
-        header = os.path.join(self.dir, "tuned", "scale.hpp")
+        header = os.path.join(self.dir, "tuned", "cpu", "scale.hpp")
         self.assertTrue(os.path.isfile(header), os.listdir(os.path.join(self.dir, "tuned")))
         with open(header) as f:
             self.assertIn("step", f.read())

@@ -75,10 +75,11 @@ BestMeasurement make_entry(std::int64_t id, const Dev& dev, std::int64_t rows, s
   return entry;
 }
 
-// Two CPU devices sharing an architecture (several shapes, two precisions) and one CUDA device.
+// Two CPU devices sharing an architecture (several shapes, two precisions).
 ExportFamily rmsnorm_family() {
   ExportFamily family;
   family.family = "rmsnorm";
+  family.backend = "cpu";
   family.dim_names = {"rows", "cols"};
   family.param_names = {"threads", "rows_per_task", "vector_width", "unroll"};
   family.default_config = rmsnorm_config(1, 1, 1, 1);
@@ -86,7 +87,6 @@ ExportFamily rmsnorm_family() {
   family.entries = {
       make_entry(22, kRyzen, 1024, 1024, Precision::fp32, rmsnorm_config(16, 8, 4, 2), 900.5),
       make_entry(12, kEpyc, 4096, 4096, Precision::fp32, rmsnorm_config(8, 16, 8, 4), 51234.25),
-      make_entry(31, kH200, 1024, 1024, Precision::fp32, rmsnorm_config(256, 1, 4, 1), 3.5),
       make_entry(11, kEpyc, 256, 1024, Precision::fp32, rmsnorm_config(2, 4, 8, 2), 1234.5),
       make_entry(13, kEpyc, 256, 1024, Precision::fp16, rmsnorm_config(1, 2, 16, 1), 800),
       make_entry(21, kRyzen, 256, 1024, Precision::fp32, rmsnorm_config(4, 1, 4, 8), 1100),
@@ -204,11 +204,11 @@ TEST(RenderHeader, SaysGeneratedDoNotEditWithProvenanceAndUsage) {
   EXPECT_NE(header.find("//   family:     rmsnorm\n"), std::string::npos);
   EXPECT_NE(header.find("//   database:   \"/data/ktune.db\"\n"), std::string::npos);
   EXPECT_NE(header.find("//   generated:  2026-01-02T03:04:05Z\n"), std::string::npos);
-  EXPECT_NE(header.find("//   entries:    6 "), std::string::npos);
-  EXPECT_NE(header.find("namespace tuned = ktune::tuned::rmsnorm;"), std::string::npos);
+  EXPECT_NE(header.find("//   entries:    5 "), std::string::npos);
+  EXPECT_NE(header.find("namespace tuned = ktune::tuned::cpu::rmsnorm;"), std::string::npos);
   EXPECT_NE(header.find("tuned::lookup(device, tuned::Shape{.rows = "), std::string::npos);
   EXPECT_NE(header.find("|log2(query / tuned)|"), std::string::npos);  // the metric is documented
-  EXPECT_NE(header.find("namespace ktune::tuned::rmsnorm {"), std::string::npos);
+  EXPECT_NE(header.find("namespace ktune::tuned::cpu::rmsnorm {"), std::string::npos);
   EXPECT_NE(header.find("#pragma once"), std::string::npos);
   // Standard headers only.
   std::smatch match;
@@ -245,7 +245,7 @@ TEST(RenderHeader, NamedStructsAndDesignatedInitializersOnly) {
                         "     .median_ns = 1234.5, "),
             std::string::npos)
       << header;
-  EXPECT_NE(header.find("inline constexpr std::array<TunedEntry, 6> entries{{\n"), std::string::npos);
+  EXPECT_NE(header.find("inline constexpr std::array<TunedEntry, 5> entries{{\n"), std::string::npos);
   // No positional brace lists: every brace list that starts with a value is an error.
   EXPECT_FALSE(std::regex_search(header, std::regex(R"(\{\s*-?[0-9"])"))) << header;
   EXPECT_FALSE(std::regex_search(header, std::regex(R"((default_config|\.config = )\{[^.])")));
@@ -257,7 +257,7 @@ TEST(RenderHeader, NamedStructsAndDesignatedInitializersOnly) {
     EXPECT_TRUE(std::regex_match((*it)[1].str(), std::regex(R"(\.threads = \d+, \.rows_per_task = \d+, )"
                                                             R"(\.vector_width = \d+, \.unroll = \d+)")))
         << (*it)[0];
-  EXPECT_EQ(configs, 6);
+  EXPECT_EQ(configs, 5);
 }
 
 TEST(RenderHeader, SortsEntriesDeterministically) {
@@ -267,7 +267,7 @@ TEST(RenderHeader, SortsEntriesDeterministically) {
   EXPECT_EQ(render_header(family, kGeneratedAt), header);
   // backend, vendor, architecture, device, precision, shape.
   std::vector<std::size_t> positions;
-  for (const char* id : {"= 11}", "= 12}", "= 13}", "= 21}", "= 22}", "= 31}"})
+  for (const char* id : {"= 11}", "= 12}", "= 13}", "= 21}", "= 22}"})
     positions.push_back(header.find(std::string(".measurement_id ") + id));
   for (std::size_t i = 0; i < positions.size(); ++i) {
     ASSERT_NE(positions[i], std::string::npos) << i;
@@ -294,8 +294,45 @@ TEST(RenderHeader, KeepsOnlyTheNewestOfEntriesTheLookupCannotTellApart) {
   const std::string header = render_header(family, kGeneratedAt);
   EXPECT_EQ(header.find(".measurement_id = 11}"), std::string::npos);
   EXPECT_NE(header.find(".measurement_id = 41}"), std::string::npos);
-  EXPECT_NE(header.find("//   entries:    6 "), std::string::npos);
+  EXPECT_NE(header.find("//   entries:    5 "), std::string::npos);
   EXPECT_NE(header.find("1 older duplicate(s) left out"), std::string::npos);
+}
+
+// One header is one backend's table: an entry of another backend is refused, not mixed in.
+TEST(RenderHeader, RefusesAnEntryOfAnotherBackend) {
+  ExportFamily family = rmsnorm_family();
+  family.entries.push_back(make_entry(31, kH200, 1024, 1024, Precision::fp32, rmsnorm_config(256, 1, 4, 1), 3.5));
+  try {
+    render_header(family, kGeneratedAt);
+    ADD_FAILURE() << "a CUDA entry went into the CPU header";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("backend 'cuda'"), std::string::npos) << error.what();
+  }
+}
+
+// Code that handles every family alike reads a config's parameters and builds a shape by name.
+TEST(RenderHeader, GenericAccessVisitsParametersAndBuildsShapesByName) {
+  const std::string header = render_header(rmsnorm_family(), kGeneratedAt);
+  TempDir dir;
+  write_text(dir.path() / "rmsnorm.hpp", header);
+  write_text(dir.path() / "check.cpp", R"(#include "rmsnorm.hpp"
+namespace t = ktune::tuned::cpu::rmsnorm;
+constexpr long long weighted_sum(const t::Config& c) {
+  long long sum = 0, weight = 1;
+  t::for_each_parameter(c, [&](std::string_view name, auto value) {
+    sum += weight * value * (name.size() > 0);
+    weight *= 100;
+  });
+  return sum;
+}
+static_assert(weighted_sum({.threads = 1, .rows_per_task = 2, .vector_width = 3, .unroll = 4}) == 4030201);
+constexpr t::Shape shape = t::make_shape([](std::string_view dim) { return dim == "rows" ? 7 : 9; });
+static_assert(shape.rows == 7 && shape.cols == 9);
+int main() { return 0; }
+)");
+  EXPECT_TRUE(compile("-fsyntax-only -I" + shell_quote(dir.path().string()) + " " +
+                          shell_quote((dir.path() / "check.cpp").string()),
+                      dir.path() / "compile.log"));
 }
 
 TEST(RenderHeader, EscapesStringsThatAreNotPlainText) {
@@ -351,6 +388,7 @@ TEST(RenderHeader, RefusesInputItCannotRenderFaithfully) {
 TEST(RenderHeader, StringAndRealParametersGetTheirOwnTypes) {
   ExportFamily family;
   family.family = "gemm";
+  family.backend = "cuda";
   family.dim_names = {"m", "n", "k"};
   family.param_names = {"block", "layout", "alpha"};
   family.default_config = Config{{{"block", std::int64_t{64}}, {"layout", std::string("row_major")},
@@ -378,7 +416,7 @@ TEST(RenderHeader, StringAndRealParametersGetTheirOwnTypes) {
   write_text(dir.path() / "gemm.hpp", header);
   write_text(dir.path() / "check.cpp", R"(#include "gemm.hpp"
 #include <type_traits>
-namespace t = ktune::tuned::gemm;
+namespace t = ktune::tuned::cuda::gemm;
 static_assert(std::is_same_v<decltype(t::Config::layout), std::string_view>);
 static_assert(std::is_same_v<decltype(t::Config::alpha), double>);
 static_assert(t::entries.size() == 2);
@@ -404,6 +442,7 @@ int main() { return 0; }
 TEST(RenderHeader, OptionDimsMustMatchExactly) {
   ExportFamily family;
   family.family = "gemm";
+  family.backend = "cuda";
   family.dim_names = {"m", "n", "k", "b_layout"};
   family.option_dims = {"b_layout"};
   family.param_names = {"path"};
@@ -424,7 +463,7 @@ TEST(RenderHeader, OptionDimsMustMatchExactly) {
   TempDir dir;
   write_text(dir.path() / "gemm.hpp", header);
   write_text(dir.path() / "check.cpp", R"(#include "gemm.hpp"
-namespace t = ktune::tuned::gemm;
+namespace t = ktune::tuned::cuda::gemm;
 constexpr t::DeviceQuery h200{.backend = "cuda", .device = "NVIDIA H200", .architecture = "sm_90", .vendor = "nvidia"};
 // m = 4096 is the exact shape of entry 1 but with b_layout 1 only entry 2 (m = 64) may answer.
 static_assert(t::lookup(h200, {.m = 4096, .n = 4096, .k = 4096, .b_layout = 1}, "bf16").path == "mma");
@@ -441,6 +480,7 @@ int main() { return 0; }
 TEST(RenderHeader, ResourcesValidateAgainstDeviceLimitsAndArchitectureDefaultsAreUntuned) {
   ExportFamily family;
   family.family = "flash_attention";
+  family.backend = "cuda";
   family.dim_names = {"seq", "head_dim"};
   family.option_dims = {"head_dim"};
   family.param_names = {"block_q"};
@@ -464,7 +504,7 @@ TEST(RenderHeader, ResourcesValidateAgainstDeviceLimitsAndArchitectureDefaultsAr
   TempDir dir;
   write_text(dir.path() / "flash_attention.hpp", header);
   write_text(dir.path() / "check.cpp", R"(#include "flash_attention.hpp"
-namespace t = ktune::tuned::flash_attention;
+namespace t = ktune::tuned::cuda::flash_attention;
 constexpr t::DeviceQuery h200{.backend = "cuda", .device = "NVIDIA H200", .architecture = "sm_90", .vendor = "nvidia"};
 constexpr const t::TunedEntry* big = t::lookup_entry(h200, {.seq = 4096, .head_dim = 128}, "bf16").entry;
 static_assert(t::required_shared_memory(*big) == 200000);
@@ -505,7 +545,8 @@ TEST(RenderJson, HoldsEverythingTheHeaderHoldsPlusStatistics) {
   ASSERT_EQ(json.at("params").size(), 4u);
   EXPECT_EQ(json.at("params")[0], nlohmann::json({{"name", "threads"}, {"type", "int"}}));
   EXPECT_EQ(json.at("default").at("unroll"), 1);
-  ASSERT_EQ(json.at("entries").size(), 6u);
+  EXPECT_EQ(json.at("backend"), "cpu");
+  ASSERT_EQ(json.at("entries").size(), 5u);
   const nlohmann::json& first = json.at("entries")[0];  // same order as the header
   EXPECT_EQ(first.at("measurement_id"), 11);
   EXPECT_EQ(first.at("backend"), "cpu");
@@ -571,9 +612,9 @@ TEST(WriteExports, WritesHeaderAndJsonIntoANewDirectory) {
 
 TEST(Consumer, FallbackChainAndNearestShape) {
   TempDir dir;
-  const fs::path header = write_exports(rmsnorm_family(), dir.path() / "tuned");
+  write_exports(rmsnorm_family(), dir.path() / "tuned" / "cpu");
   const fs::path binary = dir.path() / "consumer";
-  ASSERT_TRUE(compile("-I" + shell_quote(header.parent_path().string()) + " " +
+  ASSERT_TRUE(compile("-I" + shell_quote((dir.path() / "tuned").string()) + " " +
                           shell_quote(consumer_source().string()) + " -o " + shell_quote(binary.string()),
                       dir.path() / "compile.log"));
 
@@ -609,10 +650,64 @@ TEST(Consumer, FallbackChainAndNearestShape) {
   Dev wrong_backend = kEpyc;
   wrong_backend.backend = "cuda";
   expect_answer(run_consumer(binary, query(wrong_backend, 256, 1024)), "default_config", "none", "1/1/1/1");
-  expect_answer(run_consumer(binary, query(kH200, 256, 1024)), "device", "31", "256/1/4/1");
+  // One header holds one backend's table: a CUDA device gets this CPU table's default.
+  expect_answer(run_consumer(binary, query(kH200, 256, 1024)), "default_config", "none", "1/1/1/1");
   // Empty query fields match nothing (entries never have an empty name, but the rule holds).
   expect_answer(run_consumer(binary, {"--backend", "cpu", "--rows", "256", "--cols", "1024"}),
                 "default_config", "none", "1/1/1/1");
+}
+
+// Two backends' tables of one family in one program: included in one file and used from two
+// translation units, each lookup answers from its own backend's table.
+TEST(Consumer, TwoBackendsTablesOfOneFamilyLinkIntoOneProgram) {
+  TempDir dir;
+  write_exports(rmsnorm_family(), dir.path() / "tuned" / "cpu");
+  ExportFamily vulkan;
+  vulkan.family = "rmsnorm";
+  vulkan.backend = "vulkan";
+  vulkan.dim_names = {"rows", "cols"};
+  vulkan.param_names = {"block_threads", "vector"};
+  vulkan.default_config = Config{{{"block_threads", std::int64_t{64}}, {"vector", std::int64_t{1}}}};
+  vulkan.database = "ktune.db";
+  BestMeasurement entry = make_entry(51, {"vulkan", "llvmpipe", "lavapipe", "mesa"}, 256, 1024, Precision::fp32,
+                                     Config{{{"block_threads", std::int64_t{256}}, {"vector", std::int64_t{4}}}});
+  vulkan.entries = {entry};
+  write_exports(vulkan, dir.path() / "tuned" / "vulkan");
+  write_text(dir.path() / "cpu_side.cpp", R"(#include "cpu/rmsnorm.hpp"
+long long cpu_threads() {
+  namespace t = ktune::tuned::cpu::rmsnorm;
+  return t::lookup({.backend = "cpu", .device = "AMD EPYC 7B13", .architecture = "x86_64-avx2", .vendor = "amd"},
+                   {.rows = 256, .cols = 1024}).threads;
+}
+)");
+  write_text(dir.path() / "vulkan_side.cpp", R"(#include "vulkan/rmsnorm.hpp"
+long long vulkan_threads() {
+  namespace t = ktune::tuned::vulkan::rmsnorm;
+  return t::lookup({.backend = "vulkan", .device = "llvmpipe", .architecture = "lavapipe", .vendor = "mesa"},
+                   {.rows = 256, .cols = 1024}).block_threads;
+}
+)");
+  write_text(dir.path() / "main.cpp", R"(#include <cstdio>
+#include "cpu/rmsnorm.hpp"
+#include "vulkan/rmsnorm.hpp"
+long long cpu_threads();
+long long vulkan_threads();
+static_assert(ktune::tuned::cpu::rmsnorm::entries.size() == 5);
+static_assert(ktune::tuned::vulkan::rmsnorm::entries.size() == 1);
+int main() { std::printf("cpu=%lld vulkan=%lld\n", cpu_threads(), vulkan_threads()); }
+)");
+  const fs::path binary = dir.path() / "two_backends";
+  const std::string inc = "-I" + shell_quote((dir.path() / "tuned").string()) + " ";
+  ASSERT_TRUE(compile(inc + shell_quote((dir.path() / "cpu_side.cpp").string()) + " " +
+                          shell_quote((dir.path() / "vulkan_side.cpp").string()) + " " +
+                          shell_quote((dir.path() / "main.cpp").string()) + " -o " + shell_quote(binary.string()),
+                      dir.path() / "compile.log"));
+  FILE* pipe = ::popen(shell_quote(binary.string()).c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char line[128] = {};
+  ASSERT_NE(std::fgets(line, sizeof line, pipe), nullptr);
+  EXPECT_EQ(::pclose(pipe), 0);
+  EXPECT_EQ(std::string(line), "cpu=2 vulkan=256\n");
 }
 
 TEST(Consumer, HeaderWithoutEntriesCompilesAndAnswersTheDefault) {
@@ -620,7 +715,7 @@ TEST(Consumer, HeaderWithoutEntriesCompilesAndAnswersTheDefault) {
   ExportFamily family = rmsnorm_family();
   family.entries.clear();
   family.default_config = rmsnorm_config(4, 2, 8, 1);
-  const fs::path header = write_exports(family, dir.path());
+  const fs::path header = write_exports(family, dir.path() / "cpu");
   EXPECT_NE(read_text(header).find("std::array<TunedEntry, 0> entries{};"), std::string::npos);
   const fs::path binary = dir.path() / "consumer";
   ASSERT_TRUE(compile("-I" + shell_quote(dir.path().string()) + " " + shell_quote(consumer_source().string()) +

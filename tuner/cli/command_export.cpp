@@ -68,7 +68,8 @@ void register_export(CLI::App& app, CommonOptions& common, Action& action) {
   auto options = std::make_shared<ExportOptions>();
   auto* command = app.add_subcommand("export", "Write the tuned configs as generated C++ headers and JSON");
   command->footer(
-      "Writes <out>/<kernel>.hpp and .json holding the best config per device, precision and shape.\n"
+      "Writes <out>/<backend>/<kernel>.hpp and .json holding the best config per device, precision and\n"
+      "shape, in namespace ktune::tuned::<backend>::<kernel>.\n"
       "Lookup in the header falls back device -> architecture -> vendor -> default, nearest shape first.");
   command->add_option("--kernel,-k", options->kernels, "Kernel to export; repeat for several (default: all measured)");
   command->add_option("--backend,-b", options->backend, "Backend whose results to export")->capture_default_str();

@@ -276,7 +276,7 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   auto* command = app.add_subcommand("tune", "Tune kernel families and export the winners (the main job)");
   command->footer(
       "Enumerates the valid configs, verifies and times each in a worker process, stores every\n"
-      "result in the database and exports the winners to <export-dir>/<kernel>.hpp. Rerunning\n"
+      "result in the database and exports the winners to <export-dir>/<backend>/<kernel>.hpp. Rerunning\n"
       "resumes: configs already measured for this device, kernel source, problem and config are\n"
       "reused, not measured again. Without --budget or --time-limit each kernel gets 60 s of\n"
       "evaluation. With no arguments: the default kernels (rmsnorm, swiglu) on the best backend\n"

@@ -12,7 +12,7 @@
 namespace ktune {
 
 std::filesystem::path export_dir_for(const std::filesystem::path& out_dir, const std::string& backend) {
-  return backend == "cpu" ? out_dir : out_dir / backend;
+  return out_dir / backend;
 }
 
 ExportedFamily export_tuned_family(Store& store, const std::string& family_name, const std::string& backend,
@@ -21,6 +21,7 @@ ExportedFamily export_tuned_family(Store& store, const std::string& family_name,
   const SearchSpace space = SearchSpace::load(default_space_file(family.name(), backend));
   ExportFamily input;
   input.family = family.name();
+  input.backend = backend;
   for (const auto& dim : family.dims()) {
     input.dim_names.push_back(dim.name);
     if (dim.min_value == 0 || dim.exact) input.option_dims.push_back(dim.name);

@@ -15,7 +15,8 @@ struct ExportedFamily {
 };
 
 // Each backend's space has its own parameters and one header holds one backend's Config struct,
-// so CPU headers go to <out_dir>/<family>.hpp and other backends' to <out_dir>/<backend>/.
+// so each backend's headers go to <out_dir>/<backend>/<family>.hpp, in namespace
+// ktune::tuned::<backend>::<family>: two backends' tables can be used in one program.
 std::filesystem::path export_dir_for(const std::filesystem::path& out_dir, const std::string& backend);
 ExportedFamily export_tuned_family(Store& store, const std::string& family, const std::string& backend,
                                    const std::filesystem::path& out_dir);
