@@ -450,11 +450,16 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 // name in the space's order, and a Shape built from a function that gives each dim by name.
 std::string render_generic_access(const ExportFamily& input) {
   std::string out =
-      "// For code that handles every family alike: visit(name, value) for each parameter of `config`,\n"
-      "// in the space's order, and a Shape from dim(name), a function giving each dim's value.\n"
+      "// For code that handles every family alike: visit(name, value) for each parameter of a Config\n"
+      "// (in the space's order) or each dim of a Shape, and a Shape from dim(name), a function giving\n"
+      "// each dim's value.\n"
       "template <class Visit>\n"
       "constexpr void for_each_parameter(const Config& config, Visit&& visit) {\n";
   for (const auto& name : input.param_names) out += "  visit(std::string_view(" + cpp_string(name) + "), config." + name + ");\n";
+  out += "}\n\n"
+         "template <class Visit>\n"
+         "constexpr void for_each_dim(const Shape& shape, Visit&& visit) {\n";
+  for (const auto& name : input.dim_names) out += "  visit(std::string_view(" + cpp_string(name) + "), shape." + name + ");\n";
   out += "}\n\n"
          "template <class DimValue>\n"
          "constexpr Shape make_shape(DimValue&& dim) {\n"

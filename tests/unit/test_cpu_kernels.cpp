@@ -8,7 +8,7 @@
 #include "tests/unit/family_descriptors.hpp"
 #include "tuner/backends/cpu/cpu_backend.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 #include "tuner/tune/tune_session.hpp"
 
 namespace ktune {

@@ -13,7 +13,7 @@
 #include "kernels/family.hpp"
 #include "tests/unit/family_descriptors.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 
 namespace ktune {
 namespace {

@@ -328,6 +328,12 @@ constexpr long long weighted_sum(const t::Config& c) {
 static_assert(weighted_sum({.threads = 1, .rows_per_task = 2, .vector_width = 3, .unroll = 4}) == 4030201);
 constexpr t::Shape shape = t::make_shape([](std::string_view dim) { return dim == "rows" ? 7 : 9; });
 static_assert(shape.rows == 7 && shape.cols == 9);
+constexpr long long dims_text(const t::Shape& s) {
+  long long sum = 0;
+  t::for_each_dim(s, [&](std::string_view name, long long value) { sum = sum * 100 + value + (name == "cols"); });
+  return sum;
+}
+static_assert(dims_text(shape) == 710);
 int main() { return 0; }
 )");
   EXPECT_TRUE(compile("-fsyntax-only -I" + shell_quote(dir.path().string()) + " " +

@@ -14,7 +14,7 @@
 #include "tuner/backends/gpu_source.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 
 namespace ktune {
 namespace {

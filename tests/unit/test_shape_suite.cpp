@@ -13,7 +13,7 @@
 #include "tuner/backends/cpu/cpu_device.hpp"
 #include "tuner/bench/shape_suite.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 #include "tuner/tune/space_files.hpp"
 
 namespace ktune {

@@ -25,7 +25,7 @@
 #include "tuner/tune/hello_timeout.hpp"
 #include "tuner/tune/host_name.hpp"
 #include "tuner/tune/input_seed.hpp"
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 #include "tuner/tune/space_files.hpp"
 #include "tuner/tune/stop_request.hpp"
 #include "tuner/worker/worker_client.hpp"

@@ -9,7 +9,7 @@
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/formats/t1/t1_space.hpp"
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 #include "tuner/tune/space_files.hpp"
 #include "tuner/worker/worker_client.hpp"
 

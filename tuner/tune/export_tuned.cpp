@@ -6,7 +6,7 @@
 #include "kernels/family.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 #include "tuner/tune/space_files.hpp"
 
 namespace ktune {

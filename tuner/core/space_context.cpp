@@ -1,4 +1,4 @@
-#include "tuner/tune/space_context.hpp"
+#include "tuner/core/space_context.hpp"
 
 #include "tuner/core/value.hpp"
 

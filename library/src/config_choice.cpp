@@ -1,0 +1,81 @@
+#include "library/src/config_choice.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "library/src/library_spaces.hpp"
+#include "library/src/tuned_tables.hpp"
+#include "tuner/core/space_context.hpp"
+
+namespace ktune::library {
+namespace {
+
+struct Candidate {
+  Config config;
+  std::string source;  // tuned, default or fallback
+};
+
+// How many configs of the space's enumeration a call tries after its tuned, default and
+// starting configs all failed to prepare (they passed the constraints but the backend refused).
+constexpr std::size_t kEnumeratedTries = 64;
+
+}  // namespace
+
+ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const Problem& problem) {
+  const std::string backend = executor.backend();
+  const SearchSpace& space = library_space(family.name(), backend);
+  const SpaceContext context = make_context(problem, executor.device());
+  const std::optional<TunedAnswer> tuned = tuned_lookup(backend, executor.device(), problem);
+
+  std::vector<Candidate> candidates;
+  const bool tuned_entry = tuned && tuned->level != "default_config";
+  if (tuned_entry) candidates.push_back({tuned->config, "tuned"});
+  const std::string untuned = tuned_entry ? "fallback" : "default";
+  if (space.default_config()) candidates.push_back({*space.default_config(), untuned});
+  for (const Config& start : space.starting_points()) candidates.push_back({start, "fallback"});
+
+  std::string first_refusal;
+  auto attempt = [&](const Candidate& candidate) -> std::optional<ChosenConfig> {
+    try {
+      const auto violated = space.violated(candidate.config, context);
+      if (!violated.empty()) {
+        if (first_refusal.empty()) first_refusal = candidate.source + " config violates " + violated.front();
+        return std::nullopt;
+      }
+      PreparedLaunch launch = executor.prepare(family, problem, candidate.config, space);
+      kernels::ConfigChoice choice;
+      choice.source = candidate.source;
+      choice.config = candidate.config.describe();
+      if (candidate.source == "tuned") {
+        choice.level = tuned->level;
+        choice.measurement_id = tuned->measurement_id;
+        choice.tuned_shape = tuned->tuned_shape;
+      } else {
+        choice.level = "default_config";
+        choice.measurement_id = 0;
+      }
+      return ChosenConfig{std::move(choice), std::move(launch)};
+    } catch (const ConfigCannotRun& e) {
+      if (first_refusal.empty()) first_refusal = candidate.source + " config: " + e.what();
+    } catch (const kernels::Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      // A config the space cannot read (a table exported from another version of the space).
+      if (first_refusal.empty()) first_refusal = candidate.source + " config: " + e.what();
+    }
+    return std::nullopt;
+  };
+  for (const Candidate& candidate : candidates)
+    if (auto chosen = attempt(candidate)) return std::move(*chosen);
+  const ValidConfigs valid = space.enumerate(context);
+  for (std::size_t i = 0; i < valid.size() && i < kEnumeratedTries; ++i)
+    if (auto chosen = attempt({valid.config(i), "fallback"})) return std::move(*chosen);
+  throw kernels::Error(kernels::ErrorCode::unsupported,
+                       family.name() + " cannot run " + problem.describe() + " on " + executor.device().name + ": " +
+                           (valid.size() == 0 ? "no config of its " + backend + " space is valid for this shape" +
+                                                    (first_refusal.empty() ? "" : " (" + first_refusal + ")")
+                                              : "the backend refused every valid config (" + first_refusal + ")"));
+}
+
+}  // namespace ktune::library

@@ -1,0 +1,178 @@
+// ktune::kernels::Context: picks a backend, holds its executor, and remembers the config chosen
+// for each family, shape and precision so that repeated calls pay for the choice once.
+#include <map>
+#include <mutex>
+
+#include "ktune/kernels.hpp"
+#include "library/src/call_arguments.hpp"
+#include "library/src/config_choice.hpp"
+#include "library/src/executors.hpp"
+#include "tuner/core/errors.hpp"
+
+namespace ktune::kernels {
+namespace {
+
+using library::Executor;
+
+Error no_device(Backend backend, const std::string& why) {
+  return Error(ErrorCode::no_device, "no " + std::string(to_string(backend)) + " device: " + why);
+}
+
+// Driver failures (out of memory, a lost device) thrown by an executor become Error.
+template <class Body>
+auto guarded(Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const Error&) {
+    throw;
+  } catch (const BackendUnavailable& e) {
+    throw Error(ErrorCode::no_device, e.what());
+  } catch (const InputError& e) {
+    throw Error(ErrorCode::bad_argument, e.what());
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::backend_failure, "out of memory");
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::backend_failure, e.what());
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Backend backend) {
+  switch (backend) {
+    case Backend::cpu: return "cpu";
+    case Backend::cuda: return "cuda";
+    case Backend::hip: return "hip";
+    case Backend::vulkan: return "vulkan";
+  }
+  return "cpu";
+}
+
+std::string_view to_string(Precision precision) { return ktune::to_string(library::internal_precision(precision)); }
+
+struct Context::Impl {
+  Backend backend;
+  std::unique_ptr<Executor> executor;
+  std::mutex mutex;  // the choices below; a context may be shared by threads
+  std::map<std::string, library::ChosenConfig> chosen;
+
+  library::ChosenConfig& choice(const KernelFamily& family, const Problem& problem) {
+    const std::string key = problem.family + ";" + problem.key();
+    std::lock_guard lock(mutex);
+    if (auto found = chosen.find(key); found != chosen.end()) return found->second;
+    if (!executor->runs(family))
+      throw Error(ErrorCode::unsupported, family.name() + " has no " + std::string(to_string(backend)) +
+                                              " implementation in this library");
+    return chosen.emplace(key, library::choose_config(*executor, family, problem)).first->second;
+  }
+};
+
+Context::Context() : impl_(std::make_unique<Impl>()) {
+  std::string tried;
+  for (const auto& factory : library::executor_factories()) {
+    try {
+      impl_->executor = factory.make(0);
+      impl_->backend = factory.backend;
+      return;
+    } catch (const std::exception& e) {
+      tried += std::string(tried.empty() ? "" : "; ") + std::string(to_string(factory.backend)) + ": " + e.what();
+    }
+  }
+  throw Error(ErrorCode::no_device, "no backend has a device (" + tried + ")");
+}
+
+Context::Context(Backend backend, int device) : impl_(std::make_unique<Impl>()) {
+  for (const auto& factory : library::executor_factories()) {
+    if (factory.backend != backend) continue;
+    try {
+      impl_->executor = factory.make(device);
+    } catch (const std::exception& e) {
+      throw no_device(backend, e.what());
+    }
+    impl_->backend = backend;
+    return;
+  }
+  throw no_device(backend, "this build of ktune::kernels has no " + std::string(to_string(backend)) + " backend");
+}
+
+Context::~Context() = default;
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+
+std::vector<Backend> Context::available() {
+  std::vector<Backend> backends;
+  for (const auto& factory : library::executor_factories()) {
+    try {
+      factory.make(0);
+      backends.push_back(factory.backend);
+    } catch (const std::exception&) {
+    }
+  }
+  return backends;
+}
+
+Backend Context::backend() const { return impl_->backend; }
+std::string Context::device_name() const { return impl_->executor->device().name; }
+std::string Context::architecture() const { return impl_->executor->device().architecture; }
+
+void* Context::allocate(std::size_t bytes) {
+  return guarded([&] { return impl_->executor->allocate(bytes); });
+}
+void Context::release(void* memory) {
+  if (memory) guarded([&] { impl_->executor->release(memory); });
+}
+void Context::copy_to_device(void* device, const void* host, std::size_t bytes) {
+  if (!device || !host) throw Error(ErrorCode::bad_argument, std::string(device ? "host" : "device") + " is null");
+  guarded([&] { impl_->executor->copy_to_device(device, host, bytes); });
+}
+void Context::copy_to_host(void* host, const void* device, std::size_t bytes) {
+  if (!device || !host) throw Error(ErrorCode::bad_argument, std::string(device ? "host" : "device") + " is null");
+  guarded([&] { impl_->executor->copy_to_host(host, device, bytes); });
+}
+void Context::synchronize() {
+  guarded([&] { impl_->executor->synchronize(); });
+}
+
+std::size_t Context::tensor_bytes(std::string_view family, std::string_view tensor,
+                                  std::initializer_list<DimArgument> dims, Precision precision) const {
+  return tensor_bytes(family, tensor, std::vector<DimArgument>(dims), precision);
+}
+
+std::size_t Context::tensor_bytes(std::string_view family_name, std::string_view tensor,
+                                  const std::vector<DimArgument>& dims, Precision precision) const {
+  const KernelFamily& family = library::family_named(family_name);
+  const Problem problem = library::problem_of(family, dims, precision);
+  std::vector<std::string> names;
+  for (const TensorSpec& spec : family.tensors(problem)) {
+    if (spec.name == tensor) return static_cast<std::size_t>(spec.bytes(problem));
+    names.push_back(spec.name);
+  }
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  throw Error(ErrorCode::bad_argument,
+              "tensor '" + std::string(tensor) + "' is not a tensor of " + family.name() + "; its tensors are: " + list);
+}
+
+void Context::run(std::string_view family, std::initializer_list<TensorArgument> tensors,
+                  std::initializer_list<DimArgument> dims, Precision precision, void* stream) {
+  run(family, std::vector<TensorArgument>(tensors), std::vector<DimArgument>(dims), precision, stream);
+}
+
+void Context::run(std::string_view family_name, const std::vector<TensorArgument>& tensors,
+                  const std::vector<DimArgument>& dims, Precision precision, void* stream) {
+  const KernelFamily& family = library::family_named(family_name);
+  const Problem problem = library::problem_of(family, dims, precision);
+  const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
+  guarded([&] {
+    library::ChosenConfig& chosen = impl_->choice(family, problem);
+    chosen.launch(ordered, stream);
+  });
+}
+
+ConfigChoice Context::choose(std::string_view family_name, const std::vector<DimArgument>& dims, Precision precision) {
+  const KernelFamily& family = library::family_named(family_name);
+  const Problem problem = library::problem_of(family, dims, precision);
+  return guarded([&] { return impl_->choice(family, problem).choice; });
+}
+
+}  // namespace ktune::kernels

@@ -1,0 +1,52 @@
+// What the library asks of a backend: memory, copies, and a launch of one config of a family on
+// the caller's tensors. One implementation per backend (cpu_executor.cpp, ...); context.cpp
+// picks one at run time.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "kernels/family.hpp"
+#include "tuner/core/config.hpp"
+#include "tuner/core/device.hpp"
+#include "tuner/core/problem.hpp"
+#include "tuner/core/search_space.hpp"
+
+namespace ktune::library {
+
+// One config of one family made ready for one problem (code loaded, launch geometry known).
+// launch() takes the tensors in KernelFamily::tensors() order.
+using PreparedLaunch = std::function<void(std::span<void* const> tensors, void* stream)>;
+
+// Thrown by Executor::prepare when a config cannot run this problem on this device (a value the
+// implementation lacks, a launch the device refuses): the caller tries the next config.
+class ConfigCannotRun : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual const DeviceInfo& device() const = 0;
+  // The name of the backend's search spaces ("cpu", "cuda", "hip", "vulkan").
+  virtual std::string backend() const { return device().backend; }
+  // True when this backend runs `family` in this build.
+  virtual bool runs(const KernelFamily& family) const = 0;
+
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* memory) = 0;
+  virtual void copy_to_device(void* device, const void* host, std::size_t bytes) = 0;
+  virtual void copy_to_host(void* host, const void* device, std::size_t bytes) = 0;
+  virtual void synchronize() = 0;
+
+  // ConfigCannotRun when `config` cannot run `problem` here.
+  virtual PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
+                                 const SearchSpace& space) = 0;
+};
+
+std::unique_ptr<Executor> make_cpu_executor();
+
+}  // namespace ktune::library

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "ktune/kernels.hpp"
+#include "library/src/executor.hpp"
+
+namespace ktune::library {
+
+// Makes the executor of device `index`; BackendUnavailable when there is none.
+struct ExecutorFactory {
+  kernels::Backend backend;
+  std::function<std::unique_ptr<Executor>(int index)> make;
+};
+
+const std::vector<ExecutorFactory>& executor_factories();
+
+std::unique_ptr<Executor> make_cuda_executor(int device);
+std::unique_ptr<Executor> make_vulkan_executor(int device);
+
+}  // namespace ktune::library

@@ -1,0 +1,60 @@
+// ktune::kernels::families(): what each family of the library takes, read from the families'
+// own declarations (kernels/<family>/).
+#include "ktune/kernels.hpp"
+#include "ktune/embedded/library_spaces.hpp"
+#include "kernels/family.hpp"
+#include "tuner/core/precision.hpp"
+
+namespace ktune::kernels {
+namespace {
+
+bool has_space(const std::string& family, std::string_view backend) {
+  const std::string path = "search_spaces/" + family + "." + std::string(backend) + ".json";
+  for (const auto& file : embedded::library_spaces)
+    if (file.path == path) return true;
+  return false;
+}
+
+std::optional<Precision> public_precision(ktune::Precision precision) {
+  switch (precision) {
+    case ktune::Precision::fp32: return Precision::fp32;
+    case ktune::Precision::tf32: return Precision::tf32;
+    case ktune::Precision::fp16: return Precision::fp16;
+    case ktune::Precision::bf16: return Precision::bf16;
+    case ktune::Precision::fp8_e4m3: return Precision::fp8_e4m3;
+    case ktune::Precision::fp64: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<FamilyInfo> families() {
+  std::vector<FamilyInfo> out;
+  for (const KernelFamily* family : compiled_families(false)) {
+    FamilyInfo info;
+    info.name = family->name();
+    info.summary = family->summary();
+    std::map<std::string, std::int64_t> defaults;
+    for (const DimSpec& dim : family->dims()) {
+      info.dims.push_back({dim.name, dim.default_value, dim.min_value, dim.help});
+      defaults[dim.name] = dim.default_value;
+    }
+    const Problem problem = family->make_problem(defaults, family->precisions().front());
+    for (const TensorSpec& tensor : family->tensors(problem))
+      info.tensors.push_back({tensor.name, tensor.is_output, tensor.storage.has_value()});
+    for (ktune::Precision precision : family->precisions())
+      if (auto p = public_precision(precision)) info.precisions.push_back(*p);
+#ifdef KTUNE_LIBRARY_WITH_CUDA
+    if (family->cuda_source() && has_space(info.name, "cuda")) info.backends.push_back(Backend::cuda);
+#endif
+#ifdef KTUNE_LIBRARY_WITH_VULKAN
+    if (family->vulkan_shader() && has_space(info.name, "vulkan")) info.backends.push_back(Backend::vulkan);
+#endif
+    if (family->cpu_kernel() && has_space(info.name, "cpu")) info.backends.push_back(Backend::cpu);
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+}  // namespace ktune::kernels
