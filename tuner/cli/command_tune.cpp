@@ -54,6 +54,7 @@ struct TuneOptions {
   std::string t1_spec;
   bool compile_only = false;
   bool fast_compile = false;
+  bool covering_sample = false;
   std::string arch;
   std::string devices;
 };
@@ -123,11 +124,15 @@ int run_compile_only_command(const TuneOptions& options, TuneRequest request, co
   for (const auto& kernel : kernels) {
     request.family = kernel;
     const nlohmann::json result =
-        run_compile_only(request, options.arch, options.fast_compile ? BuildEffort::fast_check : BuildEffort::full);
+        run_compile_only(request, options.arch, options.fast_compile ? BuildEffort::fast_check : BuildEffort::full,
+                         options.covering_sample);
     failed += result["failed"].get<std::size_t>();
     if (!common.json) {
       std::cout << kernel << " on " << request.backend << " for " << options.arch << ": "
-                << result["compiled"] << " of " << result["space"]["valid"] << " valid variants compiled ("
+                << result["compiled"] << " of " << result["selected"]
+                << (options.covering_sample ? " variants (a covering sample of " + result["space"]["valid"].dump() + " valid)"
+                                            : std::string(" valid variants"))
+                << " compiled ("
                 << result["cached"] << " from the cache), " << result["failed"] << " failed, "
                 << result["seconds"].get<double>() << " s\n";
       for (const auto& failure : result["failures"])
@@ -171,6 +176,8 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
                      "present); add --compile-only, or leave out --arch");
   if (options.fast_compile && !options.compile_only)
     throw InputError("--fast-compile applies only with --compile-only (a tune measures fully optimized variants)");
+  if (options.covering_sample && !options.compile_only)
+    throw InputError("--covering-sample applies only with --compile-only (a tune's strategy chooses what it measures)");
   if (options.compile_only && options.arch.empty())
     throw InputError("--compile-only needs --arch (e.g. --arch sm_90a, or --arch gfx90a with --backend hip)");
   const std::string backend =
@@ -362,6 +369,11 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                     "--Ofast-compile=mid, 2-4x faster; hiprtc's -O0; every compiler stage still runs, so a\n"
                     "variant that does not build still fails). For checking variants in CI: a tune never\n"
                     "reuses these binaries");
+  command->add_flag("--covering-sample", options->covering_sample,
+                    "With --compile-only: compile only a covering sample of the valid variants: every value\n"
+                    "of every parameter, and every pair of values of two parameters, that valid variants\n"
+                    "have, appears in some compiled variant (chosen in the order --seed shuffles; a few\n"
+                    "percent of a large space). For CI; the full sweep compiles every variant");
   command->add_option("--arch", options->arch,
                       "Target architecture for --compile-only: sm_90a, sm_80... (cuda), gfx90a, gfx940,\n"
                       "gfx1030 (hip: the targets of Debian's hiprtc 5.2), or nvidia, lavapipe (vulkan: whose\n"

@@ -1,5 +1,7 @@
 #include "tuner/tune/tune_session.hpp"
 
+#include <numeric>
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -23,6 +25,7 @@
 #include "tuner/tune/host_name.hpp"
 #include "tuner/tune/input_seed.hpp"
 #include "tuner/core/space_context.hpp"
+#include "tuner/tune/covering_sample.hpp"
 #include "tuner/tune/space_files.hpp"
 #include "tuner/tune/stop_request.hpp"
 #include "tuner/tune/tune_prior.hpp"
@@ -397,7 +400,8 @@ std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devic
   return summaries;
 }
 
-nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch, BuildEffort effort) {
+nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch, BuildEffort effort,
+                                bool covering) {
   const auto start = std::chrono::steady_clock::now();
   const KernelFamily& family = find_family(request.family);
   require_backend_built(request.backend);
@@ -414,10 +418,17 @@ nlohmann::json run_compile_only(const TuneRequest& request, const std::string& a
       make_variant_builder(request.backend, family, problem, arch, compile_threads(), effort, space.launch_only_names());
   if (!builder) throw InputError("--compile-only: the " + request.backend + " backend has no compile step");
 
-  for (std::size_t i = 0; i < valid.size(); ++i) builder->prefetch(i, valid.config(i));
+  std::vector<std::size_t> selected;
+  if (covering) {
+    selected = covering_sample(valid, request.seed, space.launch_only_names());
+  } else {
+    selected.resize(valid.size());
+    std::iota(selected.begin(), selected.end(), std::size_t{0});
+  }
+  for (std::size_t i : selected) builder->prefetch(i, valid.config(i));
   std::size_t compiled = 0, cached = 0;
   nlohmann::json failures = nlohmann::json::array();
-  for (std::size_t i = 0; i < valid.size(); ++i) {
+  for (std::size_t i : selected) {
     const Config config = valid.config(i);
     const BuiltVariant built = builder->get(i, config);
     if (built.ok) {
@@ -438,6 +449,8 @@ nlohmann::json run_compile_only(const TuneRequest& request, const std::string& a
           {"device", device.name},
           {"problem", problem_json},
           {"space", {{"total", valid.total()}, {"valid", valid.size()}, {"file", space_file.string()}}},
+          {"sample", covering ? "covering" : "all"},
+          {"selected", selected.size()},
           {"compiled", compiled},
           {"cached", cached},
           {"failed", failures.size()},

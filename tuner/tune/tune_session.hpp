@@ -112,6 +112,9 @@ std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devic
 // of that architecture) and reports {"kernel", "backend", "arch", "problem", "space",
 // "compiled", "cached", "failed", "failures": [{"config", "log"}], "seconds"}. A valid config
 // that fails to compile is a bug in the constraints or the kernel.
-nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch, BuildEffort effort);
+// Compiles every valid variant, or with `covering` only a seeded covering sample of them
+// (tuner/tune/covering_sample.hpp).
+nlohmann::json run_compile_only(const TuneRequest& request, const std::string& arch, BuildEffort effort,
+                                bool covering = false);
 
 }  // namespace ktune
