@@ -106,6 +106,28 @@ std::string gpu_source_hash(const GpuSource& source) {
   return hex16(hash);
 }
 
+std::vector<std::string> compile_time_dims(const KernelFamily& family, const GpuSource& source) {
+  std::vector<std::string> texts;
+  if (!source.text.empty()) texts.emplace_back(source.text);
+  for (const std::string_view path : embedded_includes(source.file)) texts.emplace_back(find_embedded(path)->text);
+  std::vector<std::string> dims;
+  for (const DimSpec& dim : family.dims()) {
+    std::string define = "KT_DIM_";
+    for (const char c : dim.name) define += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    // A whole word: KT_DIM_HEAD does not count as KT_DIM_HEAD_DIM.
+    const auto reads = [&](const std::string& text) {
+      for (std::size_t at = text.find(define); at != std::string::npos; at = text.find(define, at + 1)) {
+        const std::size_t end = at + define.size();
+        const char next = end < text.size() ? text[end] : ' ';
+        if (!(std::isalnum(static_cast<unsigned char>(next)) || next == '_')) return true;
+      }
+      return false;
+    };
+    if (std::any_of(texts.begin(), texts.end(), reads)) dims.push_back(dim.name);
+  }
+  return dims;
+}
+
 EmbeddedHeaders::EmbeddedHeaders() {
   for (const auto& file : embedded::cuda_sources) {
     name_storage_.emplace_back(file.path);

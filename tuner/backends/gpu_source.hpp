@@ -31,6 +31,11 @@ std::set<std::string_view> embedded_includes(std::string_view main);
 // another family's, leaves the hash alone).
 std::string gpu_source_hash(const GpuSource& source);
 
+// The dims of `family` that its GPU source (or an embedded file it includes) reads as
+// KT_DIM_<NAME>: compiled into each variant, so a binary runs only problems with these values
+// (the row families' cols, GEMM's epilogue and layout, attention's head size and mask).
+std::vector<std::string> compile_time_dims(const KernelFamily& family, const GpuSource& source);
+
 // Every embedded file as a (name, text) header, so `#include "kernels/common/..."` resolves
 // inside the run-time compilers.
 struct EmbeddedHeaders {

@@ -9,7 +9,9 @@
 #include <optional>
 
 #include "kernels/common/cpu_numeric.hpp"
+#include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/cuda/cuda_driver.hpp"
+#include "tuner/backends/cuda/cuda_launch.hpp"
 #include "tuner/backends/cuda/nvml_monitor.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
 #include "tuner/backends/host_problem.hpp"
@@ -18,12 +20,6 @@
 
 namespace ktune {
 namespace {
-
-int attribute(CUdevice device, CUdevice_attribute which) {
-  int value = 0;
-  KT_CU(cuDeviceGetAttribute(&value, which, device));
-  return value;
-}
 
 // Device memory freed on scope exit; the no-throw release suits destructors.
 struct DeviceBuffer {
@@ -38,73 +34,8 @@ struct DeviceBuffer {
   }
 };
 
-// A 2-D row-major tensor map for cp.async.bulk.tensor; `why` says what the driver refused
-// (unaligned row stride, box too large...), empty on success.
-CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Precision precision, std::string& why) {
-  CUtensorMap map{};
-  // tf32 tensors are floats already rounded on the host; fp8 moves as bytes.
-  const CUtensorMapDataType type = precision == Precision::fp16       ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                   : precision == Precision::bf16     ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                   : precision == Precision::fp8_e4m3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                                                                      : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  const CUtensorMapSwizzle swizzle = spec.swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
-                                     : spec.swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                     : spec.swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                                : CU_TENSOR_MAP_SWIZZLE_NONE;
-  const cuuint64_t sizes[2] = {static_cast<cuuint64_t>(spec.cols), static_cast<cuuint64_t>(spec.rows)};
-  const cuuint64_t row_stride[1] = {static_cast<cuuint64_t>(spec.cols) * static_cast<cuuint64_t>(element_bytes(precision))};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(spec.box_cols), static_cast<cuuint32_t>(spec.box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CudaDriver& cu = CudaDriver::get();
-  const CUresult status = cu.cuTensorMapEncodeTiled(
-      &map, type, 2, reinterpret_cast<void*>(pointer), sizes, row_stride, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (status != CUDA_SUCCESS)
-    why = "cuTensorMapEncodeTiled refused rows " + std::to_string(spec.rows) + ", cols " + std::to_string(spec.cols) +
-          ", box " + std::to_string(spec.box_rows) + "x" + std::to_string(spec.box_cols) + ": " + cu.error_text(status);
-  return map;
-}
-
-// 90 for "sm_90a", 80 for "sm_80": the number the spaces compare against (e.g. mma.sync needs 80).
-std::int64_t sm_version(const std::string& arch) {
-  std::int64_t version = 0;
-  for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
-    version = version * 10 + (arch[i] - '0');
-  return version;
-}
-
 }  // namespace
 
-bool compile_arch_has_wgmma(const std::string& arch) { return arch == "sm_90a"; }
-
-std::string compile_arch(int major, int minor) {
-  const std::string base = "sm_" + std::to_string(major) + std::to_string(minor);
-  return (major == 9 || major == 10) && minor == 0 ? base + "a" : base;
-}
-
-DeviceInfo nominal_cuda_device(const std::string& arch) {
-  DeviceInfo info;
-  info.backend = "cuda";
-  info.vendor = "nvidia";
-  info.architecture = arch;
-  info.name = "nominal " + arch + " GPU (compile-only)";
-  // Hopper (H100/H200) limits for sm_90*, Ampere A100 otherwise: the spaces' constraints read
-  // these names; real tunes read the device's own values.
-  const bool hopper = arch.rfind("sm_90", 0) == 0 || arch.rfind("sm_10", 0) == 0;
-  info.limits = {{"max_threads_per_block", 1024},
-                 {"max_shared_memory_per_block", hopper ? 232448 : 166912},
-                 {"max_shared_memory_per_multiprocessor", hopper ? 233472 : 167936},
-                 {"sm_count", hopper ? 132 : 108},
-                 {"l2_bytes", hopper ? 52428800 : 41943040},
-                 {"warp_size", 32},
-                 {"max_cluster_size", hopper ? 8 : 1},
-                 {"has_wgmma", compile_arch_has_wgmma(arch) ? 1 : 0},
-                 {"sm_version", sm_version(arch)},
-                 {"memory_bytes", std::int64_t{80} << 30}};
-  info.properties = {{"compile_arch", arch}, {"nominal", true}};
-  info.fingerprint = "cuda|nominal|" + arch;
-  return info;
-}
 
 struct CudaBackend::Impl {
   CUdevice device = 0;
@@ -185,52 +116,16 @@ CudaBackend::CudaBackend(int device_index) : impl_(std::make_unique<Impl>()) {
   KT_CU(cuDevicePrimaryCtxRetain(&self.context, self.device));
   KT_CU(cuCtxSetCurrent(self.context));
 
-  char name[256] = {};
-  KT_CU(cuDeviceGetName(name, sizeof name, self.device));
   char bus[64] = {};
   KT_CU(cuDeviceGetPCIBusId(bus, sizeof bus, self.device));
   self.pci_bus_id = bus;
-  std::size_t memory = 0;
-  KT_CU(cuDeviceTotalMem(&memory, self.device));
-  int driver_version = 0;
-  KT_CU(cuDriverGetVersion(&driver_version));
-  const int major = attribute(self.device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  const int minor = attribute(self.device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  const int sms = attribute(self.device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  const int l2 = attribute(self.device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   self.nvml.emplace(self.pci_bus_id);
-
   DeviceInfo& info = self.info;
-  info.backend = "cuda";
-  info.name = name;
-  info.vendor = "nvidia";
-  info.architecture = "sm_" + std::to_string(major) + std::to_string(minor);
-  info.limits = {{"max_threads_per_block", attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)},
-                 {"max_shared_memory_per_block",
-                  attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)},
-                 // What blocks resident together share (spaces that run several blocks per SM).
-                 {"max_shared_memory_per_multiprocessor",
-                  attribute(self.device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)},
-                 {"sm_count", sms},
-                 {"l2_bytes", l2},
-                 {"warp_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_WARP_SIZE)},
-                 // 8 is the portable cluster size limit on every GPU that launches clusters.
-                 {"max_cluster_size", attribute(self.device, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) ? 8 : 1},
-                 {"has_wgmma", compile_arch_has_wgmma(compile_arch(major, minor)) ? 1 : 0},
-                 {"sm_version", major * 10 + minor},
-                 {"memory_bytes", static_cast<std::int64_t>(memory)}};
-  info.properties = {{"compute_capability", std::to_string(major) + "." + std::to_string(minor)},
-                     {"compile_arch", compile_arch(major, minor)},
-                     {"pci_bus_id", self.pci_bus_id},
-                     {"device_count", count},
-                     {"driver_version", driver_version},
-                     {"nvrtc_version", NvrtcCompiler::nvrtc_version()},
-                     {"memory_clock_khz", attribute(self.device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)},
-                     {"memory_bus_width", attribute(self.device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)},
-                     {"nvml", self.nvml->available()},
-                     {"monitor", self.nvml->read()}};
-  info.fingerprint = "cuda|" + info.name + "|" + info.architecture + "|sms=" + std::to_string(sms) +
-                     "|mem=" + std::to_string(memory >> 20) + "MiB|driver=" + std::to_string(driver_version);
+  info = describe_cuda_device(self.device);
+  info.properties["nvrtc_version"] = NvrtcCompiler::nvrtc_version();
+  info.properties["nvml"] = self.nvml->available();
+  info.properties["monitor"] = self.nvml->read();
+  const std::int64_t l2 = info.limits.at("l2_bytes");
   // Twice the L2, so a flush really evicts everything the previous sample left there.
   self.flush_buffer.emplace(static_cast<std::size_t>(l2) * 2);
 }
@@ -346,39 +241,15 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
         arguments.push_back(argument.tensor >= 0 ? static_cast<void*>(&pointers.at(static_cast<std::size_t>(argument.tensor)))
                                                  : static_cast<void*>(argument.bytes.data()));
     }
-    // A cluster dimension above 1 needs the extended launch (thread-block clusters, sm_90+).
+    const KernelGeometry geometry = KernelGeometry::from(variant.launch);
     const auto cluster_x = variant.launch_or("cluster_x", 1);
-    CUlaunchAttribute cluster_attribute{};
-    cluster_attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster_attribute.value.clusterDim.x = static_cast<unsigned>(cluster_x);
-    cluster_attribute.value.clusterDim.y = 1;
-    cluster_attribute.value.clusterDim.z = 1;
-    CUlaunchConfig launch_config{};
-    launch_config.gridDimX = static_cast<unsigned>(grid_x);
-    launch_config.gridDimY = static_cast<unsigned>(variant.launch_or("grid_y", 1));
-    launch_config.gridDimZ = static_cast<unsigned>(variant.launch_or("grid_z", 1));
-    launch_config.blockDimX = static_cast<unsigned>(variant.launch_or("block_x", 1));
-    launch_config.blockDimY = static_cast<unsigned>(variant.launch_or("block_y", 1));
-    launch_config.blockDimZ = static_cast<unsigned>(variant.launch_or("block_z", 1));
-    launch_config.sharedMemBytes = static_cast<unsigned>(shared_bytes);
-    launch_config.hStream = nullptr;
-    launch_config.attrs = &cluster_attribute;
-    launch_config.numAttrs = 1;
     if (cluster_x > 1 && grid_x % cluster_x != 0) {
       result.outcome = Outcome::unsupported;
       result.message = "launch.grid_x " + std::to_string(grid_x) + " is not a multiple of launch.cluster_x " +
                        std::to_string(cluster_x);
       return result;
     }
-    auto launch = [&] {
-      if (cluster_x > 1) {
-        KT_CU(cuLaunchKernelEx(&launch_config, function, arguments.data(), nullptr));
-      } else {
-        KT_CU(cuLaunchKernel(function, launch_config.gridDimX, launch_config.gridDimY, launch_config.gridDimZ,
-                             launch_config.blockDimX, launch_config.blockDimY, launch_config.blockDimZ,
-                             launch_config.sharedMemBytes, nullptr, arguments.data(), nullptr));
-      }
-    };
+    auto launch = [&] { launch_kernel(function, geometry, arguments.data(), nullptr); };
 
     // Verification on poisoned outputs: 0xFF bytes are NaN in every float format.
     for (std::size_t t = 0; t < state.specs.size(); ++t)

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tuner/backends/backend.hpp"
+#include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/variant_builder.hpp"
 
 namespace ktune {
@@ -26,17 +27,9 @@ class CudaBackend final : public Backend {
   std::unique_ptr<Impl> impl_;
 };
 
-// Limits of a typical GPU of `arch` (e.g. sm_90a: an H100/H200), for building constrained
-// spaces when compiling without a GPU (--compile-only).
-DeviceInfo nominal_cuda_device(const std::string& arch);
 // The NVRTC build pool for the tuner (see tuner/backends/variant_builder.hpp).
 std::unique_ptr<VariantBuilder> make_cuda_variant_builder(const KernelFamily& family, const Problem& problem,
                                                           const std::string& arch, int threads, BuildEffort effort,
                                                           const std::vector<std::string>& launch_only = {});
-// The architecture ktune compiles for on a device of compute capability major.minor:
-// sm_90a on Hopper and sm_100a on Blackwell (their arch-specific instructions), sm_XY elsewhere.
-std::string compile_arch(int major, int minor);
-// wgmma and setmaxnreg exist only in the arch-specific sm_90a target (the has_wgmma limit).
-bool compile_arch_has_wgmma(const std::string& arch);
 
 }  // namespace ktune

@@ -1,0 +1,245 @@
+// ktune_cuda_aot: compiles, at the library's build time, the CUDA variants ktune::kernels carries
+// and writes them as a C++ source (cuda_images.cpp, library/src/cuda_variants.hpp). For each
+// family with a CUDA source and each architecture:
+//   - the config of every entry of the exported table (<tuned>/cuda/<family>.json) at its shape
+//     and precision: the very variant the tune measured;
+//   - for each precision the family takes, at each shape of the tables and (with --defaults) of
+//     the family's descriptor (its odd and bench shapes), the config a call falls back to there:
+//     the space's default, else its first valid starting point, else its first valid config.
+// A call at a shape whose compile-time dims (the row families' cols, ...) no variant has cannot
+// run on CUDA from this library; it says so. Variants that do not compile for an architecture
+// (wgmma code for sm_80) are left out for it.
+//
+//   ktune_cuda_aot --out FILE --source-dir DIR [--tuned DIR] [--defaults] --arch sm_80 --arch sm_90a
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/family.hpp"
+#include "library/src/cuda_variants.hpp"
+#include "tuner/backends/cuda/cuda_device.hpp"
+#include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#include "tuner/core/space_context.hpp"
+
+namespace ktune {
+namespace {
+
+struct Options {
+  std::string out;
+  std::string source_dir;
+  std::string tuned;
+  std::string cache;
+  bool defaults = false;
+  std::vector<std::string> archs;
+};
+
+struct Job {
+  const KernelFamily* family;
+  Problem problem;
+  Config config;
+  std::string key;
+  std::string arch;
+};
+
+struct Image {
+  std::string key, arch, entry, bytes;
+};
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  return nlohmann::json::parse(in);
+}
+
+std::map<std::string, std::int64_t> dims_of(const nlohmann::json& shape) {
+  std::map<std::string, std::int64_t> dims;
+  for (const auto& [name, value] : shape.items()) dims[name] = value.get<std::int64_t>();
+  return dims;
+}
+
+// The first config of the fallback chain (library/src/config_choice.cpp) valid here.
+std::optional<Config> fallback_config(const SearchSpace& space, const SpaceContext& context) {
+  std::vector<Config> chain;
+  if (space.default_config()) chain.push_back(*space.default_config());
+  for (const Config& start : space.starting_points()) chain.push_back(start);
+  for (const Config& config : chain) {
+    try {
+      if (space.violated(config, context).empty()) return config;
+    } catch (const std::exception&) {
+    }
+  }
+  const ValidConfigs valid = space.enumerate(context);
+  if (valid.size() > 0) return valid.config(0);
+  return std::nullopt;
+}
+
+std::vector<Job> plan(const Options& options) {
+  std::vector<Job> jobs;
+  std::set<std::string> planned;
+  for (const KernelFamily* family : compiled_families(false)) {
+    if (!family->cuda_source()) continue;
+    const std::string space_path = options.source_dir + "/search_spaces/" + family->name() + ".cuda.json";
+    if (!std::ifstream(space_path)) continue;
+    const SearchSpace space = SearchSpace::load(space_path);
+    std::vector<std::pair<std::map<std::string, std::int64_t>, std::optional<Precision>>> shapes;
+    std::vector<std::tuple<std::map<std::string, std::int64_t>, Precision, Config>> tuned;
+    if (!options.tuned.empty()) {
+      const nlohmann::json table = read_json(options.tuned + "/cuda/" + family->name() + ".json");
+      if (table.is_object())
+        for (const auto& entry : table.at("entries")) {
+          const auto precision = parse_precision(entry.at("precision").get<std::string>());
+          if (!precision) continue;
+          tuned.emplace_back(dims_of(entry.at("shape")), *precision, Config::from_json(entry.at("config"), "table"));
+          shapes.emplace_back(dims_of(entry.at("shape")), std::nullopt);
+        }
+    }
+    if (options.defaults) {
+      const nlohmann::json descriptor = read_json(options.source_dir + "/kernels/" + family->name() + "/family.json");
+      for (const auto& shape : descriptor.at("shapes").value("odd", nlohmann::json::array())) shapes.emplace_back(dims_of(shape), std::nullopt);
+      if (descriptor.at("shapes").contains("bench")) shapes.emplace_back(dims_of(descriptor["shapes"]["bench"]), std::nullopt);
+    }
+    for (const std::string& arch : options.archs) {
+      const DeviceInfo device = nominal_cuda_device(arch);
+      auto add = [&](const Problem& problem, const Config& config) {
+        const std::string key = library::cuda_variant_key(*family, problem, config, space);
+        if (planned.insert(key + "@" + arch).second) jobs.push_back({family, problem, config, key, arch});
+      };
+      for (const auto& [dims, precision, config] : tuned) {
+        try {
+          const Problem problem = family->make_problem(dims, precision);
+          if (space.violated(config, make_context(problem, device)).empty()) add(problem, config);
+        } catch (const std::exception&) {
+        }
+      }
+      for (const auto& [dims, only] : shapes)
+        for (const Precision precision : family->precisions()) {
+          try {
+            const Problem problem = family->make_problem(dims, precision);
+            if (const auto config = fallback_config(space, make_context(problem, device))) add(problem, *config);
+          } catch (const std::exception&) {
+            // A shape or precision this family cannot take: nothing to compile.
+          }
+        }
+    }
+  }
+  return jobs;
+}
+
+std::string hex_array(const std::string& bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 5);
+  static const char* digits = "0123456789abcdef";
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    out += "0x";
+    out += digits[byte >> 4];
+    out += digits[byte & 15];
+    out += (i % 24 == 23) ? ",\n" : ",";
+  }
+  return out;
+}
+
+std::string cpp_text(const std::string& text) { return nlohmann::json(text).dump(); }
+
+int run(const Options& options) {
+  const std::vector<Job> jobs = plan(options);
+  std::vector<Image> images(jobs.size());
+  std::vector<std::string> failures(jobs.size());
+  std::mutex mutex;
+  std::size_t next = 0;
+  auto worker = [&] {
+    for (;;) {
+      std::size_t i;
+      {
+        std::lock_guard lock(mutex);
+        if (next == jobs.size()) return;
+        i = next++;
+      }
+      const Job& job = jobs[i];
+      const NvrtcCompiler compiler(job.arch, options.cache);
+      const CompiledVariant compiled = compiler.compile(*job.family, job.problem, job.config);
+      if (!compiled.ok) {
+        failures[i] = compiled.log;
+        continue;
+      }
+      std::ifstream in(compiled.cubin_path, std::ios::binary);
+      std::ostringstream bytes;
+      bytes << in.rdbuf();
+      images[i] = {job.key, job.arch, compiled.entry, bytes.str()};
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(worker);
+  for (auto& thread : threads) thread.join();
+
+  std::ofstream out(options.out);
+  out << "// Generated by ktune_cuda_aot (library/aot/cuda_aot_main.cpp). Do not edit.\n"
+      << "#include \"library/src/cuda_variants.hpp\"\n\nnamespace ktune::library {\nnamespace {\n\n";
+  std::size_t kept = 0, skipped = 0, bytes = 0;
+  std::string index;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (!failures[i].empty()) {
+      ++skipped;  // e.g. wgmma code for sm_80: that architecture runs another config
+      continue;
+    }
+    out << "const unsigned char image" << i << "[] = {\n" << hex_array(images[i].bytes) << "};\n";
+    index += "    {" + cpp_text(images[i].key) + ", " + cpp_text(images[i].arch) + ", " + cpp_text(images[i].entry) +
+             ", image" + std::to_string(i) + ", sizeof image" + std::to_string(i) + "},\n";
+    ++kept;
+    bytes += images[i].bytes.size();
+  }
+  out << "\nconst CudaImage images[] = {\n" << index << "    {\"\", \"\", \"\", nullptr, 0}};\n\n}  // namespace\n\n"
+      << "std::span<const CudaImage> cuda_images() { return {images, " << kept << "}; }\n\n"
+      << "}  // namespace ktune::library\n";
+  std::cout << "ktune_cuda_aot: " << kept << " CUDA variants (" << bytes / 1024 << " KiB) for "
+            << options.archs.size() << " architectures; " << skipped << " that do not compile for theirs left out\n";
+  return out ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace ktune
+
+int main(int argc, char** argv) {
+  ktune::Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--defaults") {
+      options.defaults = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::cerr << "ktune_cuda_aot: " << flag << " needs a value\n";
+      return 2;
+    }
+    const std::string value = argv[++i];
+    if (flag == "--out") options.out = value;
+    else if (flag == "--source-dir") options.source_dir = value;
+    else if (flag == "--tuned") options.tuned = value;
+    else if (flag == "--cache") options.cache = value;
+    else if (flag == "--arch") options.archs.push_back(value);
+    else {
+      std::cerr << "ktune_cuda_aot: unknown flag " << flag << "\n";
+      return 2;
+    }
+  }
+  if (options.out.empty() || options.source_dir.empty() || options.cache.empty() || options.archs.empty()) {
+    std::cerr << "usage: ktune_cuda_aot --out FILE --source-dir DIR --cache DIR [--tuned DIR] [--defaults] --arch A...\n";
+    return 2;
+  }
+  try {
+    return ktune::run(options);
+  } catch (const std::exception& e) {
+    std::cerr << "ktune_cuda_aot: " << e.what() << "\n";
+    return 1;
+  }
+}

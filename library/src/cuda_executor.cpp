@@ -1,0 +1,166 @@
+// The CUDA backend of the library: the driver opened at run time (tuner/backends/cuda/
+// cuda_driver.hpp: no libcuda at link time, so the library loads on machines without a GPU),
+// device memory in the device's primary context (shared with the CUDA runtime, so a project's
+// own cudaMalloc'd buffers and streams work), and variants compiled ahead of time
+// (cuda_variants.hpp): nothing is compiled at run time. A config with no compiled variant for
+// this device cannot run (the caller falls back to one that has).
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "library/src/cuda_variants.hpp"
+#include "library/src/executor.hpp"
+#include "library/src/executors.hpp"
+#include "tuner/backends/cuda/cuda_device.hpp"
+#include "tuner/backends/cuda/cuda_driver.hpp"
+#include "tuner/backends/cuda/cuda_launch.hpp"
+#include "tuner/core/errors.hpp"
+#include "tuner/core/space_context.hpp"
+
+namespace ktune::library {
+namespace {
+
+class CudaExecutor final : public Executor {
+ public:
+  explicit CudaExecutor(int index) {
+    if (cuda_images().empty())
+      throw BackendUnavailable("this build of ktune::kernels has no CUDA variants compiled in (configure it with "
+                               "KTUNE_LIBRARY_CUDA_DEFAULTS=ON or a KTUNE_TUNED_DIR holding CUDA tables)");
+    const CudaDriver& cu = CudaDriver::get();  // BackendUnavailable without a driver
+    int count = 0;
+    KT_CU(cuDeviceGetCount(&count));
+    if (index < 0 || index >= count)
+      throw BackendUnavailable("no CUDA device " + std::to_string(index) + ": this machine has " + std::to_string(count));
+    KT_CU(cuDeviceGet(&device_, index));
+    KT_CU(cuDevicePrimaryCtxRetain(&context_, device_));
+    KT_CU(cuCtxSetCurrent(context_));
+    info_ = describe_cuda_device(device_);
+    int major = 0, minor = 0;
+    KT_CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_));
+    KT_CU(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_));
+    arch_ = library_cuda_arch(major, minor);
+    (void)cu;
+  }
+
+  ~CudaExecutor() override {
+    const CudaDriver& cu = CudaDriver::get();
+    cu.cuCtxSetCurrent(context_);
+    for (auto& [image, module] : modules_) cu.cuModuleUnload(module);
+    for (CUdeviceptr workspace : workspaces_) cu.cuMemFree(workspace);
+    cu.cuDevicePrimaryCtxRelease(device_);
+  }
+
+  const DeviceInfo& device() const override { return info_; }
+  bool runs(const KernelFamily& family) const override { return family.cuda_source() != nullptr; }
+
+  void* allocate(std::size_t bytes) override {
+    current();
+    CUdeviceptr pointer = 0;
+    KT_CU(cuMemAlloc(&pointer, bytes == 0 ? 1 : bytes));
+    return reinterpret_cast<void*>(pointer);
+  }
+  void release(void* memory) override {
+    current();
+    KT_CU(cuMemFree(reinterpret_cast<CUdeviceptr>(memory)));
+  }
+  void copy_to_device(void* device, const void* host, std::size_t bytes) override {
+    current();
+    KT_CU(cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(device), host, bytes));
+  }
+  void copy_to_host(void* host, const void* device, std::size_t bytes) override {
+    current();
+    KT_CU(cuMemcpyDtoH(host, reinterpret_cast<CUdeviceptr>(device), bytes));
+  }
+  void synchronize() override {
+    current();
+    KT_CU(cuCtxSynchronize());
+  }
+
+  PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
+                         const SearchSpace& space) override {
+    current();
+    const std::string key = cuda_variant_key(family, problem, config, space);
+    const CudaImage* image = nullptr;
+    for (const CudaImage& candidate : cuda_images())
+      if (candidate.arch == arch_ && candidate.key == key) image = &candidate;
+    if (!image)
+      throw ConfigCannotRun("no variant compiled into this library for " + info_.architecture + ": " + key);
+    CUfunction function = load(*image);
+    const auto launch = launch_geometry(space, config, make_context(problem, info_));
+    const KernelGeometry geometry = KernelGeometry::from(launch);
+    if (geometry.grid[0] == 0) throw ConfigCannotRun("the space gives no positive launch.grid_x for this config");
+    if (geometry.cluster_x > 1 && geometry.grid[0] % geometry.cluster_x != 0)
+      throw ConfigCannotRun("launch.grid_x is not a multiple of launch.cluster_x");
+    if (geometry.shared_bytes > 0) {
+      const CUresult set = CudaDriver::get().cuFuncSetAttribute(
+          function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(geometry.shared_bytes));
+      if (set != CUDA_SUCCESS) throw ConfigCannotRun("its shared memory exceeds the device's limit");
+    }
+    // A space may give a workspace (split-K partial sums): allocated once per prepared call and
+    // zeroed; kernels that accumulate into it leave it zeroed.
+    CUdeviceptr workspace = 0;
+    const auto workspace_bytes = launch.count("workspace_bytes") ? launch.at("workspace_bytes") : -1;
+    if (workspace_bytes > 0) {
+      KT_CU(cuMemAlloc(&workspace, static_cast<std::size_t>(workspace_bytes)));
+      KT_CU(cuMemsetD8(workspace, 0, static_cast<std::size_t>(workspace_bytes)));
+      std::lock_guard lock(mutex_);
+      workspaces_.push_back(workspace);
+    }
+    std::vector<long long> dims;
+    for (const auto& [name, value] : problem.dims) dims.push_back(value);
+    const std::vector<TensorMapSpec> maps = family.tensor_maps(problem, config);
+    return [this, function, geometry, dims, maps, workspace, workspace_bytes,
+            precision = problem.precision](std::span<void* const> tensors, void* stream) mutable {
+      current();
+      // Kernel parameters: the tensors' device pointers, the dims as long long, the config's
+      // TMA descriptors, then the workspace when the space declares one.
+      std::vector<CUdeviceptr> pointers;
+      for (void* tensor : tensors) pointers.push_back(reinterpret_cast<CUdeviceptr>(tensor));
+      std::vector<CUtensorMap> encoded;
+      for (const TensorMapSpec& spec : maps) {
+        std::string why;
+        encoded.push_back(encode_tensor_map(spec, pointers.at(static_cast<std::size_t>(spec.tensor)), precision, why));
+        if (!why.empty()) throw std::runtime_error("TMA descriptor of tensor " + std::to_string(spec.tensor) + ": " + why);
+      }
+      std::vector<void*> arguments;
+      for (auto& pointer : pointers) arguments.push_back(&pointer);
+      for (auto& dim : dims) arguments.push_back(&dim);
+      for (auto& map : encoded) arguments.push_back(&map);
+      if (workspace_bytes >= 0) arguments.push_back(&workspace);
+      launch_kernel(function, geometry, arguments.data(), static_cast<CUstream>(stream));
+    };
+  }
+
+ private:
+  void current() const { KT_CU(cuCtxSetCurrent(context_)); }
+
+  CUfunction load(const CudaImage& image) {
+    std::lock_guard lock(mutex_);
+    auto [found, inserted] = modules_.try_emplace(&image, nullptr);
+    if (inserted) {
+      const CUresult loaded = CudaDriver::get().cuModuleLoadData(&found->second, image.data);
+      if (loaded != CUDA_SUCCESS) {
+        modules_.erase(found);
+        throw ConfigCannotRun("its compiled variant does not load here: " + CudaDriver::get().error_text(loaded));
+      }
+    }
+    CUfunction function = nullptr;
+    KT_CU(cuModuleGetFunction(&function, found->second, std::string(image.entry).c_str()));
+    return function;
+  }
+
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  DeviceInfo info_;
+  std::string_view arch_;
+  std::mutex mutex_;
+  std::map<const CudaImage*, CUmodule> modules_;
+  std::vector<CUdeviceptr> workspaces_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cuda_executor(int device) { return std::make_unique<CudaExecutor>(device); }
+
+}  // namespace ktune::library

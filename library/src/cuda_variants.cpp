@@ -1,0 +1,30 @@
+#include "library/src/cuda_variants.hpp"
+
+#include <algorithm>
+
+#include "tuner/backends/gpu_source.hpp"
+
+namespace ktune::library {
+
+std::string cuda_variant_key(const KernelFamily& family, const Problem& problem, const Config& config,
+                             const SearchSpace& space) {
+  const auto launch_only = space.launch_only_names();
+  Config compiled;
+  for (const auto& [name, value] : config.values)
+    if (std::find(launch_only.begin(), launch_only.end(), name) == launch_only.end())
+      compiled.values.emplace_back(name, value);
+  std::string key = family.name() + "|" + std::string(to_string(problem.precision)) + "|" + compiled.key() + "|";
+  if (const GpuSource* source = family.cuda_source())
+    for (const std::string& dim : compile_time_dims(family, *source))
+      key += dim + "=" + std::to_string(problem.dim(dim)) + ";";
+  return key;
+}
+
+std::string_view library_cuda_arch(int major, int minor) {
+  // sm_90a code runs on sm_90 only; sm_80 code on every 8.x device (same major version).
+  if (major == 9 && minor == 0) return "sm_90a";
+  if (major == 8) return "sm_80";
+  return "";
+}
+
+}  // namespace ktune::library
