@@ -81,14 +81,33 @@ class Store {
  public:
   // Opens or creates the database and applies pending migrations. Throws InputError naming the
   // file when it is not a SQLite database, is corrupt, is not a ktune database, or was written
-  // by a newer schema than this binary knows; in those cases nothing is written to the file.
+  // by a newer schema than this binary knows, or when the user may not write it (may_write); in
+  // those cases nothing is written to the file.
   static Store open(const std::filesystem::path& path);
+
+  // Opens an existing database without writing to it: no migration, no journal switch, and
+  // nothing created beside it, so a file or folder the user may only read works
+  // (store_open_read_only.cpp). Throws InputError naming the file when it is missing or empty,
+  // is refused as open() refuses, or has an older schema than this ktune reads (upgrading it
+  // would mean writing to it). Writing to the store then is a bug and throws std::logic_error.
+  static Store open_read_only(const std::filesystem::path& path);
+
+  // Whether this user may write the database: the file when it exists, and its folder, where
+  // SQLite keeps the write-ahead log. Permission bits count for root too: a file or folder that
+  // nobody may write is taken as read-only, though root could write it.
+  static bool may_write(const std::filesystem::path& path);
+
+  // For commands that need not write: export and report, which only read, and bench, which
+  // keeps its history only where it may. open() when the user may write the database (an older
+  // schema is upgraded, as always), open_read_only() when not.
+  static Store open_as_permitted(const std::filesystem::path& path);
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   ~Store();
 
   const std::filesystem::path& path() const;
+  bool read_only() const;
   int schema_version() const;
   static int latest_schema_version();
 

@@ -175,6 +175,30 @@ bool inspect_file(const fs::path& path) {
   return true;
 }
 
+Contents inspect_connection(sqlite3* db, const fs::path& path) {
+  try {
+    std::vector<std::string> problems;
+    {
+      Statement quick_check(db, "PRAGMA quick_check(5)", path);
+      while (quick_check.step()) problems.push_back(quick_check.text(0));
+    }
+    if (problems.empty() || problems != std::vector<std::string>{"ok"})
+      throw InputError("database " + quoted(path) + " is corrupt (quick_check: " +
+                       join_names(problems, "; ") +
+                       "); it was left unchanged. Restore it from a backup, recover it with "
+                       "`sqlite3 " + path.string() + " .recover`, or use a new database file.");
+    Contents contents = read_contents(db, path);
+    validate(contents, path);
+    return contents;
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& error) {
+    throw InputError("database " + quoted(path) + " cannot be read as a SQLite database (" +
+                     error.what() + "); it was left unchanged. Restore it from a backup or use a "
+                     "new database file.");
+  }
+}
+
 // Phase 2: an existing SQLite file, opened read-only: integrity and identity.
 void inspect_readonly(const fs::path& path) {
   sqlite3* db = nullptr;
@@ -188,25 +212,7 @@ void inspect_readonly(const fs::path& path) {
                      (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) + ".");
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  try {
-    std::vector<std::string> problems;
-    {
-      Statement quick_check(db, "PRAGMA quick_check(5)", path);
-      while (quick_check.step()) problems.push_back(quick_check.text(0));
-    }
-    if (problems.empty() || problems != std::vector<std::string>{"ok"})
-      throw InputError("database " + quoted(path) + " is corrupt (quick_check: " +
-                       join_names(problems, "; ") +
-                       "); it was left unchanged. Restore it from a backup, recover it with "
-                       "`sqlite3 " + path.string() + " .recover`, or use a new database file.");
-    validate(read_contents(db, path), path);
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& error) {
-    throw InputError("database " + quoted(path) + " cannot be read as a SQLite database (" +
-                     error.what() + "); it was left unchanged. Restore it from a backup or use a "
-                     "new database file.");
-  }
+  inspect_connection(db, path);
 }
 
 }  // namespace ktune::store_detail

@@ -1,6 +1,7 @@
 // Whether a file is a database this ktune can use, decided without writing to it: a new file, an
 // empty SQLite database, or a ktune database of a schema version this binary knows. Used by
-// store_open.cpp before and while it opens a database. Internal to db/.
+// store_open.cpp before and while it opens a database, and by store_open_read_only.cpp. Internal
+// to db/.
 #pragma once
 
 #include <sqlite3.h>
@@ -38,6 +39,10 @@ bool validate(const Contents& contents, const std::filesystem::path& path);
 // file or an empty one), true for a file that starts like a SQLite database; throws InputError
 // otherwise.
 bool inspect_file(const std::filesystem::path& path);
+
+// Integrity (PRAGMA quick_check) and identity (validate) of a database open on `db`; returns what
+// it holds. Throws InputError when it must be refused.
+Contents inspect_connection(sqlite3* db, const std::filesystem::path& path);
 
 // Phase 2 of opening: an existing SQLite file, opened read-only: integrity (quick_check) and
 // identity (validate). Throws InputError when it must be refused.

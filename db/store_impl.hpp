@@ -1,12 +1,14 @@
 // Store's private state, shared by the store's source files (store_open.cpp: opening,
-// migrations; store.cpp: tuning results; bench_history_store.cpp: bench history and tuning
-// traces; store_merge.cpp: merging databases). Internal to db/.
+// migrations; store_open_read_only.cpp: opening without writing; store.cpp: tuning results;
+// bench_history_store.cpp: bench history and tuning traces; store_merge.cpp: merging
+// databases). Internal to db/.
 #pragma once
 
 #include <sqlite3.h>
 
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 
@@ -18,6 +20,7 @@ namespace ktune {
 struct Store::Impl {
   std::filesystem::path path;
   sqlite3* db = nullptr;
+  bool read_only = false;  // opened by Store::open_read_only
   std::unordered_map<std::string, std::unique_ptr<store_detail::Statement>> statements;
 
   Impl() = default;
@@ -38,7 +41,13 @@ struct Store::Impl {
     if (!slot) slot = std::make_unique<store_detail::Statement>(db, sql, path);
     return store_detail::Query(*slot);
   }
-  store_detail::Transaction transaction() { return store_detail::Transaction(db, path); }
+  // Every write goes through a transaction: the one place a read-only store refuses to write.
+  store_detail::Transaction transaction() {
+    if (read_only)
+      throw std::logic_error("database " + store_detail::quoted(path) +
+                             " was opened read-only; nothing may write to it");
+    return store_detail::Transaction(db, path);
+  }
   std::int64_t user_version() { return store_detail::pragma_int(db, "user_version", path); }
 
   void open_read_write();

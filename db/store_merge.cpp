@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include "db/read_only_connection.hpp"
 #include "db/store_impl.hpp"
 
 namespace ktune {
@@ -32,14 +33,13 @@ struct TemporaryDatabase {
   }
 };
 
-// Copies `source` (opened read-only) into `copy` with SQLite's online backup.
+// Copies `source` into `copy` with SQLite's online backup. The source is opened so that nothing
+// is written to it or beside it: it may be a shared file the user may only read.
 void snapshot(const fs::path& source, const fs::path& copy) {
-  sqlite3* from = nullptr;
+  sqlite3* from = store_detail::open_read_only_connection(source);
   sqlite3* to = nullptr;
-  int rc = sqlite3_open_v2(source.c_str(), &from, SQLITE_OPEN_READONLY, nullptr);
-  if (rc == SQLITE_OK) rc = sqlite3_open_v2(copy.c_str(), &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  int rc = sqlite3_open_v2(copy.c_str(), &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc == SQLITE_OK) {
-    sqlite3_busy_timeout(from, store_detail::kBusyTimeoutMs);
     sqlite3_backup* backup = sqlite3_backup_init(to, "main", from, "main");
     if (!backup) {
       rc = sqlite3_errcode(to);

@@ -1,6 +1,9 @@
 // Opening a results database: classifying the file, switching it to WAL and applying pending
 // migrations. See store.hpp for the contract and db/migrations/*.sql for the schema.
 //
+// A database the user may not write (Store::may_write) is refused first: opening it read-write
+// would fail at the first write, after SQLite had left files beside it.
+//
 // Opening an existing file happens in two phases so that a file ktune must refuse is never
 // written to:
 //   1. The file itself is inspected without SQLite: a missing or empty file is a new database;
@@ -112,7 +115,14 @@ Store::~Store() = default;
 
 Store Store::open(const fs::path& path) {
   if (path.empty()) throw InputError("no database path given; pass the path of a database file.");
-  if (inspect_file(path)) inspect_readonly(path);
+  const bool existing = inspect_file(path);
+  // Before SQLite opens it: even a read-only connection leaves -wal and -shm files beside it.
+  if (!may_write(path))
+    throw InputError("database " + quoted(path) + " is read-only to you (the file or its directory), and this "
+                     "command writes to it. ktune export and ktune report only read it, and ktune bench reads it "
+                     "without storing its run; to write, make the file and its directory writable or use another "
+                     "database file.");
+  if (existing) inspect_readonly(path);
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->open_read_write();

@@ -170,7 +170,8 @@ nlohmann::json BenchSummary::to_json() const {
     if (item.median_ns > 0) entry["bytes_per_second"] = item.bytes / (item.median_ns * 1e-9);
     items_json.push_back(std::move(entry));
   }
-  return {{"backend", backend},     {"device", device.name}, {"bench_run_id", bench_run_id}, {"benchmarks", items_json},
+  const nlohmann::json run_id = history_kept ? nlohmann::json(bench_run_id) : nlohmann::json();  // null: not stored
+  return {{"backend", backend},     {"device", device.name}, {"bench_run_id", run_id}, {"benchmarks", items_json},
           {"failed", failed},       {"interrupted", interrupted}, {"seconds", seconds}};
 }
 
@@ -221,14 +222,20 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
   summary.device = worker.hello(kHelloTimeoutSeconds);
   summary.context = make_context(request, summary.device);
 
-  Store store = Store::open(request.db);
-  const auto device_id = store.upsert_device(summary.device);
-  for (auto& [name, on_device] : families)
-    on_device.kernel_id = store.upsert_kernel(name, request.backend, kernel_source_hash(*on_device.family, request.backend));
-  BenchRunInfo run{build_info::version, build_info::git_commit, request.argv, host_name(),
-                   request.suite.name, request.repetitions, summary.context};
-  summary.bench_run_id = store.begin_bench_run(run, device_id);
-  bool finished = false;
+  // The run is kept as history where the user may write the database; a shared results file
+  // they may only read still gives bench its tuned configs, and the run is not stored.
+  Store store = Store::open_as_permitted(request.db);
+  summary.history_kept = !store.read_only();
+  if (summary.history_kept) {
+    const auto device_id = store.upsert_device(summary.device);
+    for (auto& [name, on_device] : families)
+      on_device.kernel_id =
+          store.upsert_kernel(name, request.backend, kernel_source_hash(*on_device.family, request.backend));
+    BenchRunInfo run{build_info::version, build_info::git_commit, request.argv, host_name(),
+                     request.suite.name, request.repetitions, summary.context};
+    summary.bench_run_id = store.begin_bench_run(run, device_id);
+  }
+  bool finished = !summary.history_kept;  // nothing to mark failed without a stored run
   struct RunGuard {
     Store& store;
     std::int64_t id;
@@ -307,14 +314,17 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
   auto complete = [&](const BenchItem& item) {
     return item.outcome != "ok" || item.repetitions_ns.size() == static_cast<std::size_t>(request.repetitions);
   };
-  // A finished benchmark goes to the database (its own transaction), the JSON file and the screen.
+  // A finished benchmark goes to the database (its own transaction; unless only read), the JSON
+  // file and the screen.
   auto keep = [&](const BenchItem& item) {
     if (!complete(item)) return;
-    BenchResultRecord stored{item.name, item.role, families.at(item.family).kernel_id, store.upsert_problem(item.problem),
-                             item.config, item.config_source, item.baseline_name,
-                             parse_outcome(item.outcome).value_or(Outcome::ok), item.message, item.repetitions_ns,
-                             item.bytes, item.flops, item.error};
-    store.record_bench_result(summary.bench_run_id, stored);
+    if (summary.history_kept) {
+      BenchResultRecord stored{item.name, item.role, families.at(item.family).kernel_id, store.upsert_problem(item.problem),
+                               item.config, item.config_source, item.baseline_name,
+                               parse_outcome(item.outcome).value_or(Outcome::ok), item.message, item.repetitions_ns,
+                               item.bytes, item.flops, item.error};
+      store.record_bench_result(summary.bench_run_id, stored);
+    }
     if (item.outcome != "ok") ++summary.failed;
     summary.items.push_back(item);
     observer.finished_item(summary.items.back());
@@ -373,7 +383,8 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
   summary.interrupted = g_stop_requested.load();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_output();
-  store.finish_bench_run(summary.bench_run_id, summary.interrupted ? "interrupted" : "finished");
+  if (summary.history_kept)
+    store.finish_bench_run(summary.bench_run_id, summary.interrupted ? "interrupted" : "finished");
   finished = true;
   return summary;
 }

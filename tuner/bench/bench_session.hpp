@@ -2,7 +2,8 @@
 // backend's device, timed over several repetitions, next to the family's untuned default and,
 // for memory-bound families, a copy of the same bytes (the measured bandwidth ceiling). Every
 // result is verified against the float64 reference like a tune's, stored in the database as
-// history (one transaction per benchmark) and written as Google Benchmark JSON.
+// history (one transaction per benchmark; not where the database is read-only to the user) and
+// written as Google Benchmark JSON.
 #pragma once
 
 #include <filesystem>
@@ -65,6 +66,7 @@ struct BenchSummary {
   DeviceInfo device;
   std::string backend;
   std::int64_t bench_run_id = 0;
+  bool history_kept = false;  // false: the database was only read (the user may not write it)
   std::vector<BenchItem> items;
   nlohmann::json context;
   bool interrupted = false;

@@ -121,10 +121,14 @@ int run_bench_command(const BenchOptions& options, const CommonOptions& common) 
   const BenchSummary summary = run_bench(request, progress);
   if (common.json) {
     print_json(summary.to_json());
-  } else {
+  } else if (summary.history_kept) {
     std::printf("wrote %s (Google Benchmark JSON, %zu benchmarks) and bench run %lld to %s in %.1f s\n",
                 options.out.c_str(), summary.items.size(), static_cast<long long>(summary.bench_run_id),
                 common.db.c_str(), summary.seconds);
+  } else {
+    std::printf("wrote %s (Google Benchmark JSON, %zu benchmarks) in %.1f s; %s is read-only to you, so this "
+                "run is not in its history\n",
+                options.out.c_str(), summary.items.size(), summary.seconds, common.db.c_str());
   }
   if (summary.interrupted) return 130;
   if (summary.failed > 0) {
@@ -148,7 +152,8 @@ void register_bench(CLI::App& app, CommonOptions& common, Action& action) {
       "shape, else from the nearest tuned shape), or from generated tables with --tuned DIR;\n"
       "untuned problems run the default and say so. Writes Google Benchmark JSON to --out (compare\n"
       "two with ktune compare or Google Benchmark's compare.py) and stores the run in the\n"
-      "database as history for ktune report. Exit 1 when a benchmark failed, 130 on Ctrl-C.");
+      "database as history for ktune report (a database read-only to you is only read, and the\n"
+      "run is not stored). Exit 1 when a benchmark failed, 130 on Ctrl-C.");
   command->add_option("--kernel,-k", options->kernels, "Only this kernel family; repeat for several (default: the suite's)");
   command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)")
       ->check(non_empty("give cpu, cuda, hip or vulkan, or leave out --backend for the best one present"));

@@ -45,7 +45,7 @@ int run_export(const ExportOptions& options, const CommonOptions& common) {
   if (std::filesystem::is_regular_file(common.db, error) && std::filesystem::file_size(common.db, error) == 0 && !error)
     throw InputError(common.db + ": is empty and holds no measurements; run `ktune tune --db " + common.db +
                      "` first or pass another --db");
-  Store store = Store::open(common.db);
+  Store store = Store::open_as_permitted(common.db);  // read without writing where the user may not write
   std::vector<std::string> kernels = options.kernels;
   if (kernels.empty()) kernels = store.measured_families();
   if (kernels.empty()) throw InputError(common.db + ": holds no measurements yet; run `ktune tune` first");
@@ -70,7 +70,8 @@ void register_export(CLI::App& app, CommonOptions& common, Action& action) {
   command->footer(
       "Writes <out>/<backend>/<kernel>.hpp and .json holding the best config per device, precision and\n"
       "shape, in namespace ktune::tuned::<backend>::<kernel>.\n"
-      "Lookup in the header falls back device -> architecture -> vendor -> default, nearest shape first.");
+      "Lookup in the header falls back device -> architecture -> vendor -> default, nearest shape first.\n"
+      "A database read-only to you (the file or its folder) is read without writing to it.");
   command->add_option("--kernel,-k", options->kernels, "Kernel to export; repeat for several (default: all measured)");
   command->add_option("--backend,-b", options->backend, "Backend whose results to export")->capture_default_str();
   command->add_option("--out,-o", options->out, "Output directory")

@@ -27,7 +27,7 @@ int run_report_command(const ReportCommandOptions& options, const CommonOptions&
     throw InputError("--db " + common.db + ": no such database; run ktune tune or ktune bench first, or pass --db PATH");
   if (std::filesystem::exists(options.out) && !std::filesystem::is_directory(options.out))
     throw InputError("--out " + options.out + " is a file; give a directory for the report");
-  Store store = Store::open(common.db);
+  Store store = Store::open_as_permitted(common.db);  // read without writing where the user may not write
   ReportOptions report;
   report.change_points.alpha = options.alpha;
   report.change_points.min_relative_change = options.min_change_percent / 100.0;
@@ -66,7 +66,8 @@ void register_report(CLI::App& app, CommonOptions& common, Action& action) {
       "Per kernel and device: each benchmark's median time over the bench runs (ktune bench) with\n"
       "change points found by E-divisive means (a permutation test over the whole history, not a\n"
       "threshold on the last point), tuned vs default vs the copy baseline and % of that ceiling,\n"
-      "search convergence (best so far vs evaluations) and each parameter's effect on time.");
+      "search convergence (best so far vs evaluations) and each parameter's effect on time.\n"
+      "A database read-only to you (the file or its folder) is read without writing to it.");
   command->add_option("--out", options->out, "Directory to write the report into (created if missing)")
       ->required()
       ->check(non_empty("give a directory, e.g. report"));
