@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "library/src/cuda_variants.hpp"
@@ -40,6 +42,9 @@ class CudaExecutor final : public Executor {
     KT_CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_));
     KT_CU(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_));
     arch_ = library_cuda_arch(major, minor);
+    if (arch_.empty())
+      throw BackendUnavailable("the CUDA variants of ktune::kernels need compute capability 8.0 or newer; " +
+                               info_.name + " has " + std::to_string(major) + "." + std::to_string(minor));
     (void)cu;
   }
 
@@ -84,8 +89,7 @@ class CudaExecutor final : public Executor {
     const CudaImage* image = nullptr;
     for (const CudaImage& candidate : cuda_images())
       if (candidate.arch == arch_ && candidate.key == key) image = &candidate;
-    if (!image)
-      throw ConfigCannotRun("no variant compiled into this library for " + info_.architecture + ": " + key);
+    if (!image) throw ConfigCannotRun(missing_variant(family, problem, key));
     CUfunction function = load(*image);
     const auto launch = launch_geometry(space, config, make_context(problem, info_));
     const KernelGeometry geometry = KernelGeometry::from(launch);
@@ -134,6 +138,25 @@ class CudaExecutor final : public Executor {
 
  private:
   void current() const { KT_CU(cuCtxSetCurrent(context_)); }
+
+  // Why no compiled variant runs `key`: the compile-time dims the library has variants for, for
+  // this family and precision on this architecture (a key ends in those dims: "cols=4096;").
+  std::string missing_variant(const KernelFamily& family, const Problem& problem, const std::string& key) const {
+    const std::string prefix = family.name() + "|" + std::string(to_string(problem.precision)) + "|";
+    const std::string wanted = key.substr(key.rfind('|') + 1);
+    std::set<std::string> compiled;
+    for (const CudaImage& image : cuda_images())
+      if (image.arch == arch_ && image.key.substr(0, prefix.size()) == prefix)
+        compiled.insert(std::string(image.key.substr(image.key.rfind('|') + 1)));
+    std::string have;
+    for (const auto& dims : compiled) have += (have.empty() ? "" : ", ") + (dims.empty() ? "any" : dims);
+    if (arch_.empty()) return "this library has no CUDA variants for " + info_.architecture;
+    if (!compiled.count(wanted))
+      return "no CUDA variant of " + prefix.substr(0, prefix.size() - 1) + " in this library was compiled for " + wanted +
+             " (it has " + (have.empty() ? "none" : have) +
+             "); tune this shape, export, and rebuild the library with KTUNE_TUNED_DIR";
+    return "this config was not compiled into this library for " + std::string(arch_);
+  }
 
   CUfunction load(const CudaImage& image) {
     std::lock_guard lock(mutex_);

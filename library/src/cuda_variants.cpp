@@ -24,6 +24,7 @@ std::string_view library_cuda_arch(int major, int minor) {
   // sm_90a code runs on sm_90 only; sm_80 code on every 8.x device (same major version).
   if (major == 9 && minor == 0) return "sm_90a";
   if (major == 8) return "sm_80";
+  if (major > 9 || (major == 9 && minor > 0)) return "compute_80";
   return "";
 }
 

@@ -17,7 +17,7 @@ namespace ktune::library {
 
 struct CudaImage {
   std::string_view key;
-  std::string_view arch;   // "sm_80", "sm_90a"
+  std::string_view arch;   // "sm_80", "sm_90a", "compute_80" (PTX)
   std::string_view entry;  // the kernel's name in the module
   const unsigned char* data;
   std::size_t size;
@@ -29,9 +29,9 @@ std::span<const CudaImage> cuda_images();
 std::string cuda_variant_key(const KernelFamily& family, const Problem& problem, const Config& config,
                              const SearchSpace& space);
 
-// The architectures images are compiled for, and the one a device of compute capability
-// major.minor loads ("" when none of them runs there).
-inline constexpr std::string_view kLibraryCudaArchs[] = {"sm_80", "sm_90a"};
+// The architecture whose images a device of compute capability major.minor loads:
+// sm_90a CUBIN for Hopper, sm_80 CUBIN for every 8.x GPU, and compute_80 PTX, which the driver
+// compiles for any newer GPU when it loads it.
 std::string_view library_cuda_arch(int major, int minor);
 
 }  // namespace ktune::library

@@ -16,7 +16,9 @@ int cuda_attribute(CUdevice device, CUdevice_attribute which) {
 // 90 for "sm_90a", 80 for "sm_80": the number the spaces compare against (e.g. mma.sync needs 80).
 std::int64_t sm_version(const std::string& arch) {
   std::int64_t version = 0;
-  for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
+  // The digits after the prefix: "sm_90a" and "compute_80" (PTX for any newer GPU) alike.
+  const std::size_t digits = arch.find('_') + 1;
+  for (std::size_t i = digits; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
     version = version * 10 + (arch[i] - '0');
   return version;
 }

@@ -37,8 +37,9 @@ std::string cuda_include_dir() {
 
 NvrtcCompiler::NvrtcCompiler(std::string arch, std::filesystem::path cache_dir, bool fast_check)
     : arch_(std::move(arch)), cache_dir_(std::move(cache_dir)), fast_check_(fast_check) {
-  if (!std::regex_match(arch_, std::regex("sm_[0-9]{2,3}[af]?")))
-    throw InputError("--arch: '" + arch_ + "' is not a CUDA architecture such as sm_80, sm_90a or sm_100a");
+  if (!std::regex_match(arch_, std::regex("sm_[0-9]{2,3}[af]?|compute_[0-9]{2,3}")))
+    throw InputError("--arch: '" + arch_ + "' is not a CUDA architecture such as sm_80, sm_90a or sm_100a "
+                     "(or compute_80 for PTX)");
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
   if (fast_check_ && major * 100 + minor < 1208)
@@ -86,7 +87,10 @@ CompiledVariant NvrtcCompiler::compile(const KernelFamily& family, const Problem
   const auto options = this->options(family, problem, config);
   std::string key_text = source_hash(family) + "|" + nvrtc_version() + "|" + variant.entry;
   for (const auto& option : options) key_text += "|" + option;
-  variant.cubin_path = cache_dir_ / (family.name() + "-" + hex16(fnv1a(key_text)) + ".cubin");
+  // A virtual architecture (compute_80) gives PTX, which the driver compiles for the GPU it
+  // loads on; a real one (sm_90a) gives CUBIN.
+  const bool ptx = arch_.rfind("compute_", 0) == 0;
+  variant.cubin_path = cache_dir_ / (family.name() + "-" + hex16(fnv1a(key_text)) + (ptx ? ".ptx" : ".cubin"));
   if (std::filesystem::exists(variant.cubin_path)) {
     variant.ok = true;
     variant.cached = true;
@@ -109,10 +113,10 @@ CompiledVariant NvrtcCompiler::compile(const KernelFamily& family, const Problem
   variant.log = log;
   if (compiled == NVRTC_SUCCESS) {
     std::size_t size = 0;
-    KT_NVRTC(nvrtcGetCUBINSize(program, &size));
-    std::string cubin(size, '\0');
-    KT_NVRTC(nvrtcGetCUBIN(program, cubin.data()));
-    write_file_atomically(variant.cubin_path, cubin);
+    KT_NVRTC(ptx ? nvrtcGetPTXSize(program, &size) : nvrtcGetCUBINSize(program, &size));
+    std::string binary(size, '\0');  // PTX's size counts its terminating null, which the driver needs
+    KT_NVRTC(ptx ? nvrtcGetPTX(program, binary.data()) : nvrtcGetCUBIN(program, binary.data()));
+    write_file_atomically(variant.cubin_path, binary);
     variant.ok = true;
   } else {
     variant.log = std::string(nvrtcGetErrorString(compiled)) + (log.empty() ? "" : ": " + log);

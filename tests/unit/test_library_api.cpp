@@ -1,0 +1,105 @@
+// ktune::kernels' C++ API on the CPU: a call runs and is checked against the float64 reference,
+// the config it takes is reported, and every kind of bad call is a typed Error naming the
+// argument, never a crash or a silent wrong answer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+
+#include <string>
+#include <vector>
+
+#include "ktune/kernels.hpp"
+#include "ktune/kernels_reference.hpp"
+
+namespace kk = ktune::kernels;
+
+namespace {
+
+// The error of `call`, or a failure when it throws nothing.
+kk::Error error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const kk::Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return kk::Error(kk::ErrorCode::backend_failure, "none");
+}
+
+void expect_error(const std::function<void()>& call, kk::ErrorCode code, const std::string& words) {
+  const kk::Error e = error_of(call);
+  EXPECT_EQ(e.code(), code) << e.what();
+  EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+}
+
+TEST(LibraryApi, ListsEveryFamilyWithItsTensorsAndDims) {
+  const auto families = kk::families();
+  std::vector<std::string> names;
+  for (const auto& family : families) names.push_back(family.name);
+  for (const char* expected : {"rmsnorm", "layernorm", "softmax", "swiglu", "gemm", "flash_attention", "copy"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+  EXPECT_EQ(std::find(names.begin(), names.end(), "fault_injection"), names.end());  // test-only
+  const auto rmsnorm = *std::find_if(families.begin(), families.end(), [](const auto& f) { return f.name == "rmsnorm"; });
+  ASSERT_EQ(rmsnorm.tensors.size(), 3u);
+  EXPECT_EQ(rmsnorm.tensors[2].name, "out");
+  EXPECT_TRUE(rmsnorm.tensors[2].is_output);
+  EXPECT_NE(std::find(rmsnorm.backends.begin(), rmsnorm.backends.end(), kk::Backend::cpu), rmsnorm.backends.end());
+}
+
+TEST(LibraryApi, ACallOnTheCpuMatchesTheReferenceAndSaysWhichConfigRan) {
+  kk::Context context(kk::Backend::cpu);
+  EXPECT_EQ(context.backend(), kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"rows", 37}, {"cols", 1001}};
+  for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::fp16, kk::Precision::bf16}) {
+    kk::ReferenceProblem reference("layernorm", dims, precision, 11);
+    std::vector<void*> memory;
+    std::vector<kk::TensorArgument> tensors;
+    const auto names = reference.tensor_names();
+    for (const auto& name : names) {
+      memory.push_back(context.allocate(reference.bytes(name)));
+      context.copy_to_device(memory.back(), reference.data(name), reference.bytes(name));
+    }
+    for (std::size_t t = 0; t < names.size(); ++t) tensors.push_back({names[t], memory[t]});
+    context.run("layernorm", tensors, dims, precision);
+    context.synchronize();
+    for (std::size_t t = 0; t < names.size(); ++t) {
+      if (names[t] != "out") continue;
+      std::vector<unsigned char> out(reference.bytes("out"));
+      context.copy_to_host(out.data(), memory[t], out.size());
+      EXPECT_LE(reference.error("out", out.data()), reference.tolerance()) << kk::to_string(precision);
+    }
+    const kk::ConfigChoice choice = context.choose("layernorm", dims, precision);
+    EXPECT_EQ(choice.source, "default");  // no tables in this build
+    EXPECT_FALSE(choice.config.empty());
+    for (void* m : memory) context.release(m);
+  }
+}
+
+TEST(LibraryApi, BadCallsAreTypedErrorsNamingTheArgument) {
+  kk::Context context(kk::Backend::cpu);
+  std::vector<float> x(64), w(16), y(64);
+  const std::vector<kk::TensorArgument> tensors{{"x", x.data()}, {"weight", w.data()}, {"out", y.data()}};
+  const std::vector<kk::DimArgument> dims{{"rows", 4}, {"cols", 16}};
+  auto run = [&](std::string family, std::vector<kk::TensorArgument> t, std::vector<kk::DimArgument> d,
+                 kk::Precision p) { return [=, &context] { context.run(family, t, d, p); }; };
+  expect_error(run("rms_norm", tensors, dims, kk::Precision::fp32), kk::ErrorCode::bad_argument, "'rms_norm'");
+  expect_error(run("rmsnorm", tensors, {{"rows", 4}}, kk::Precision::fp32), kk::ErrorCode::bad_argument, "'cols'");
+  expect_error(run("rmsnorm", tensors, {{"rows", 4}, {"cols", 16}, {"depth", 2}}, kk::Precision::fp32),
+               kk::ErrorCode::bad_argument, "'depth'");
+  expect_error(run("rmsnorm", tensors, {{"rows", 0}, {"cols", 16}}, kk::Precision::fp32), kk::ErrorCode::bad_argument,
+               "rows");
+  expect_error(run("rmsnorm", {{"x", x.data()}, {"out", y.data()}}, dims, kk::Precision::fp32),
+               kk::ErrorCode::bad_argument, "'weight'");
+  expect_error(run("rmsnorm", {{"x", x.data()}, {"weight", nullptr}, {"out", y.data()}}, dims, kk::Precision::fp32),
+               kk::ErrorCode::bad_argument, "'weight' is null");
+  expect_error(run("rmsnorm", {{"x", x.data()}, {"w", w.data()}, {"out", y.data()}}, dims, kk::Precision::fp32),
+               kk::ErrorCode::bad_argument, "'w'");
+  expect_error(run("rmsnorm", tensors, dims, kk::Precision::fp8_e4m3), kk::ErrorCode::unsupported, "fp8_e4m3");
+  expect_error([&] { context.tensor_bytes("rmsnorm", "z", {{"rows", 4}, {"cols", 16}}, kk::Precision::fp32); },
+               kk::ErrorCode::bad_argument, "'z'");
+  expect_error([] { kk::Context hip(kk::Backend::hip); }, kk::ErrorCode::no_device, "hip");
+  EXPECT_EQ(context.tensor_bytes("rmsnorm", "x", {{"rows", 4}, {"cols", 16}}, kk::Precision::bf16), 128u);
+}
+
+}  // namespace
