@@ -115,7 +115,8 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
-  // The backends this build can use on this machine, in the order Context() tries them.
+  // The backends this build can use on this machine, in the order Context() tries them (Vulkan
+  // on lavapipe included, which Context() passes by).
   static std::vector<Backend> available();
 
   Backend backend() const;
