@@ -15,11 +15,14 @@
 //   - A parameter that changes the code's structure is marked "compile_time" in the space and
 //     arrives as `#define KT_<PARAMETER> value` (string values: KT_<PARAMETER>_<value>); such
 //     variants are compiled at tune time through glslang. Every shader compiles with none of
-//     them defined: that variant is compiled with glslc at build time, for each precision.
+//     them defined: that variant is compiled with glslc at build time, for each precision, and
+//     the space names the value it stands for ("build_time_value"). The kernel library
+//     (library/src/vulkan_executor.cpp), which has no glslang, runs only that variant.
 //   - The dispatch is launch.grid_x / grid_y / grid_z workgroups (65535 at most per dimension
 //     on many GPUs: the device limits max_grid_x/y/z are there for constraints).
 //   - The host defines exactly one of KT_PRECISION_FP32, KT_PRECISION_FP16, KT_PRECISION_BF16.
-//   - Buffers are declared `restrict`: ktune binds a distinct buffer to every tensor, so the
+//   - Buffers are declared `restrict`: ktune (and the kernel library, which refuses a call that
+//     passes one buffer as two tensors) binds a distinct buffer to every tensor, so the
 //     driver may reorder loads past earlier stores. (On NVIDIA's driver it changed no measured
 //     speed consistently: reports/vulkan.md.)
 #extension GL_EXT_shader_16bit_storage : require

@@ -70,6 +70,11 @@ struct Context::Impl {
 Context::Context() : impl_(std::make_unique<Impl>()) {
   std::string tried;
   for (const auto& factory : library::executor_factories()) {
+    if (factory.chosen_by_default && !factory.chosen_by_default()) {
+      tried += std::string(tried.empty() ? "" : "; ") + std::string(to_string(factory.backend)) +
+               ": not chosen by default on this machine";
+      continue;
+    }
     try {
       impl_->executor = factory.make(0);
       impl_->backend = factory.backend;

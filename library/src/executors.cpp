@@ -2,6 +2,9 @@
 #include "library/src/executors.hpp"
 
 #include "tuner/core/errors.hpp"
+#ifdef KTUNE_LIBRARY_WITH_VULKAN
+#include "tuner/backends/vulkan/vulkan_context.hpp"
+#endif
 
 namespace ktune::library {
 
@@ -11,7 +14,7 @@ const std::vector<ExecutorFactory>& executor_factories() {
       {kernels::Backend::cuda, make_cuda_executor},
 #endif
 #ifdef KTUNE_LIBRARY_WITH_VULKAN
-      {kernels::Backend::vulkan, make_vulkan_executor},
+      {kernels::Backend::vulkan, make_vulkan_executor, vulkan_gpu_present},
 #endif
       {kernels::Backend::cpu, [](int device) {
          if (device != 0) throw BackendUnavailable("the CPU backend has one device, 0");

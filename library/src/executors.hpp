@@ -13,6 +13,9 @@ namespace ktune::library {
 struct ExecutorFactory {
   kernels::Backend backend;
   std::function<std::unique_ptr<Executor>(int index)> make;
+  // Whether a default Context takes this backend when it has a device (null: always). Vulkan only
+  // on a GPU: on lavapipe, a CPU driver, the CPU backend runs the same cores faster.
+  std::function<bool()> chosen_by_default;
 };
 
 const std::vector<ExecutorFactory>& executor_factories();

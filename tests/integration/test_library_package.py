@@ -2,8 +2,9 @@
 find_package(ktune) from examples/kernels-consumer built in a folder outside the source tree.
 
 - Every family, at its descriptor's odd shapes, in every precision it takes, is called on the
-  CPU (and on Vulkan when the build has it and a device, such as lavapipe, is present) and each
-  result is checked against the float64 reference; the C interface is checked as well.
+  CPU, and each family with a Vulkan shader in every precision the Vulkan backend takes on Vulkan
+  (when the build has it and a device, such as lavapipe, is present); each result is checked
+  against the float64 reference; the C interface is checked as well.
 - The tune -> export -> rebuild loop: two families are tuned on the CPU, exported, and the library
   is rebuilt on its own (KTUNE_BUILD_TOOL=OFF) with that folder as KTUNE_TUNED_DIR; its calls
   then run the exported entries (checked by measurement id), at the tuned shape and at a shape
@@ -91,15 +92,23 @@ class LibraryPackage(harness.KtuneTestCase):
         self.assertEqual(c_calls.returncode, 0, c_calls.stdout + c_calls.stderr)
         self.assertNotIn("FAILED", c_calls.stdout)
 
-        # Vulkan: the families with shaders, when the build has the backend and a device is there.
+        # Vulkan: each family with a shader at the same shapes, in the precisions the Vulkan backend
+        # takes (`ktune list` says which), when the build has the backend and a device is there.
         devices = self.ktune_json("devices")["backends"]
         vulkan = next((b for b in devices if b["backend"] == "vulkan"), None)
         if vulkan and vulkan.get("devices"):
-            shaders = [line for line in lines
-                       if any(b["backend"] == "vulkan" for e, _ in self.families() if e["kernel"] == line.split()[0]
-                              for b in e["backends"])]
+            shaders = []
+            for entry, descriptor in self.families():
+                backend = next((b for b in entry["backends"] if b["backend"] == "vulkan"), None)
+                if backend is None:
+                    continue
+                for shape in descriptor["shapes"]["odd"]:
+                    dims = ",".join(f"{k}={v}" for k, v in shape.items())
+                    shaders += [f"{entry['kernel']} {precision} {dims}" for precision in backend["precisions"]]
+            self.assertTrue(shaders)
             out = self.check_calls(consumer, self.write_plan(shaders), "vulkan")
-            self.assertIn("failed=0", out)
+            self.assertIn(f"calls={len(shaders)} failed=0", out)
+            self.assertEqual(out.count(" ok\n"), len(shaders), out)
 
     def test_a_fresh_export_is_compiled_into_the_library_and_used(self):
         db = self.path("tuned.db")

@@ -5,6 +5,8 @@
 // constants unless they are compile_time.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "kernels/family.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/search_space.hpp"
@@ -131,6 +133,52 @@ TEST(VulkanSpaces, ParametersAreSpecializationConstantsUnlessCompileTime) {
   nlohmann::json not_boolean = json;
   not_boolean["parameters"][0]["compile_time"] = "yes";
   EXPECT_THROW(SearchSpace::from_json(not_boolean, "vulkan-space"), InputError);
+}
+
+TEST(VulkanSpaces, BuildTimeValueIsOneOfTheValuesOfACompileTimeParameter) {
+  nlohmann::json json = {
+      {"family", "gemm"},
+      {"backend", "vulkan"},
+      {"parameters",
+       {{{"name", "path"}, {"values", {"tiled", "coopmat"}}, {"compile_time", true}, {"build_time_value", "tiled"}},
+        {{"name", "tile_m"}, {"values", {32, 64}}}}},
+      {"launch", {{"grid_x", "1"}, {"block_x", "64"}}}};
+  const SearchSpace space = SearchSpace::from_json(json, "vulkan-space");
+  ASSERT_TRUE(space.parameters()[0].build_time_value.has_value());
+  EXPECT_EQ(*space.parameters()[0].build_time_value, Value(std::string("tiled")));
+  EXPECT_FALSE(space.parameters()[1].build_time_value.has_value());
+
+  nlohmann::json not_a_value = json;
+  not_a_value["parameters"][0]["build_time_value"] = "wmma";
+  try {
+    SearchSpace::from_json(not_a_value, "vulkan-space");
+    FAIL() << "a build_time_value outside the values accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("parameters[0].build_time_value"), std::string::npos) << e.what();
+  }
+  nlohmann::json not_compile_time = json;
+  not_compile_time["parameters"][1]["build_time_value"] = 32;
+  EXPECT_THROW(SearchSpace::from_json(not_compile_time, "vulkan-space"), InputError);
+}
+
+// The kernel library runs only the build-time SPIR-V: each Vulkan space says which value of a
+// compile-time parameter that module stands for, and its default config holds those values, so
+// every family has a config the library runs without glslang.
+TEST(VulkanSpaces, EveryVulkanSpaceDefaultRunsOnTheBuildTimeModule) {
+  int spaces = 0;
+  for (const KernelFamily* family : all_families()) {
+    const auto file = std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces" / (family->name() + ".vulkan.json");
+    if (!family->vulkan_shader() || !std::filesystem::exists(file)) continue;
+    ++spaces;
+    const SearchSpace space = SearchSpace::load(file);
+    ASSERT_TRUE(space.default_config().has_value()) << file;
+    for (const Parameter& parameter : space.parameters()) {
+      if (!parameter.compile_time) continue;
+      ASSERT_TRUE(parameter.build_time_value.has_value()) << file << ": " << parameter.name;
+      EXPECT_EQ(space.default_config()->at(parameter.name), *parameter.build_time_value) << file;
+    }
+  }
+  EXPECT_GT(spaces, 0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "kernels/family.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
+#include "tuner/core/errors.hpp"
 #include "tuner/tune/space_files.hpp"
 
 namespace ktune::cli {
@@ -24,8 +25,17 @@ void register_list(CLI::App& app, CommonOptions& common, Action& action) {
         nlohmann::json backends = nlohmann::json::array();
         for (const auto& backend : known_backend_names()) {
           const auto space = default_space_file(family->name(), backend);
-          if (has_implementation(*family, backend) && std::filesystem::exists(space))
-            backends.push_back({{"backend", backend}, {"space", space.string()}});
+          if (!has_implementation(*family, backend) || !std::filesystem::exists(space)) continue;
+          // The family's precisions this backend's kernels store (Vulkan shaders: no tf32 or fp8).
+          nlohmann::json taken = nlohmann::json::array();
+          for (Precision p : family->precisions()) {
+            try {
+              require_backend_precision(backend, p);
+              taken.push_back(std::string(to_string(p)));
+            } catch (const InputError&) {
+            }
+          }
+          backends.push_back({{"backend", backend}, {"space", space.string()}, {"precisions", taken}});
         }
         families.push_back({{"kernel", family->name()}, {"summary", family->summary()}, {"dims", dims},
                             {"precisions", precisions}, {"backends", backends},

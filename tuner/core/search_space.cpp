@@ -207,6 +207,14 @@ SearchSpace SearchSpace::from_json(const nlohmann::json& json, const std::string
       throw InputError(at + ".values: expected a non-empty array, got " + values.dump());
     for (std::size_t v = 0; v < values.size(); ++v)
       parameter.values.push_back(value_from_json(values[v], at + ".values[" + std::to_string(v) + "]"));
+    if (const auto built = parameters[i].find("build_time_value"); built != parameters[i].end()) {
+      if (!parameter.compile_time)
+        throw InputError(at + ".build_time_value: only a compile-time parameter has one (\"compile_time\": true)");
+      const Value value = value_from_json(*built, at + ".build_time_value");
+      if (std::find(parameter.values.begin(), parameter.values.end(), value) == parameter.values.end())
+        throw InputError(at + ".build_time_value: " + to_string(value) + " is not one of the parameter's values");
+      parameter.build_time_value = value;
+    }
     for (const auto& other : space.parameters_)
       if (other.name == parameter.name) throw InputError(at + ": duplicate parameter '" + parameter.name + "'");
     space.parameters_.push_back(std::move(parameter));

@@ -45,6 +45,11 @@ struct Parameter {
   // A Vulkan parameter compiled into the shader as a #define ("compile_time": true); every other
   // Vulkan parameter is a specialization constant and so counts as launch_only.
   bool compile_time = false;
+  // For a compile-time parameter: the value the shader takes when its #define is absent
+  // ("build_time_value"), so the value of the SPIR-V glslc compiled at build time. A config whose
+  // compile-time parameters all hold these values runs without glslang (the kernel library runs
+  // only such configs).
+  std::optional<Value> build_time_value;
 };
 
 struct Constraint {

@@ -104,7 +104,8 @@ struct ConfigChoice {
 
 class Context {
  public:
-  // The first backend with a device: CUDA, then HIP, then Vulkan, then the CPU.
+  // The first backend with a device: CUDA, then HIP, then Vulkan on a GPU, then the CPU
+  // (lavapipe, Mesa's CPU Vulkan driver, only when asked for by Context(Backend::vulkan)).
   Context();
   // That backend's device `device`; Error(no_device) when it is not built or has none.
   explicit Context(Backend backend, int device = 0);
@@ -114,7 +115,8 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
-  // The backends this build can use on this machine, in the order Context() tries them.
+  // The backends this build can use on this machine, in the order Context() tries them (Vulkan
+  // on lavapipe included, which Context() passes by).
   static std::vector<Backend> available();
 
   Backend backend() const;
@@ -122,7 +124,9 @@ class Context {
   std::string architecture() const;  // "sm_90", "x86_64-avx512", "lavapipe", ...
 
   // Memory for a call's tensors. On Vulkan the pointer is a handle to pass to run() and the
-  // copies, not an address. Freed by release() or when the context goes.
+  // copies, not an address (host-visible memory, so the copies are plain memory copies); run()
+  // and the copies refuse a pointer that is not such a handle or is too small
+  // (Error(bad_argument) naming the tensor). Freed by release() or when the context goes.
   void* allocate(std::size_t bytes);
   void release(void* memory);
   void copy_to_device(void* device, const void* host, std::size_t bytes);
@@ -138,7 +142,10 @@ class Context {
 
   // Runs `family` (see the header comment). Dims left out take the family's default. On CUDA
   // and HIP the call is asynchronous on `stream`; on Vulkan and the CPU it has finished when it
-  // returns.
+  // returns (Vulkan submits the dispatch and waits for it; `stream` is ignored). Vulkan runs the
+  // SPIR-V compiled when the library was built: configs that need a shader compiled for them
+  // (GEMM's cooperative-matrix path) fall back to one that does not. On Vulkan each tensor of a
+  // call is its own allocation (no tensor may share another's).
   void run(std::string_view family, std::initializer_list<TensorArgument> tensors,
            std::initializer_list<DimArgument> dims, Precision precision, void* stream = nullptr);
   void run(std::string_view family, const std::vector<TensorArgument>& tensors, const std::vector<DimArgument>& dims,
