@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -56,6 +57,7 @@ class CpuExecutor final : public Executor {
       probe.push_back({data, (*elements)[t]});
     }
     try {
+      std::lock_guard lock(pool_mutex_);
       kernel->prepare({problem, config, probe, *names, pool_});
     } catch (const UnsupportedConfig& e) {
       throw ConfigCannotRun(e.what());
@@ -63,6 +65,8 @@ class CpuExecutor final : public Executor {
     return [this, kernel, problem, config, names, elements](std::span<void* const> tensors, void*) {
       std::vector<CpuTensor> bound;
       for (std::size_t t = 0; t < tensors.size(); ++t) bound.push_back({tensors[t], (*elements)[t]});
+      // One call at a time uses the pool: threads sharing a context take turns.
+      std::lock_guard lock(pool_mutex_);
       kernel->prepare({problem, config, bound, *names, pool_})();
     };
   }
@@ -70,6 +74,7 @@ class CpuExecutor final : public Executor {
  private:
   DeviceInfo device_;
   ThreadPool pool_;
+  std::mutex pool_mutex_;
 };
 
 }  // namespace

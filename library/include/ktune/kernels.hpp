@@ -102,6 +102,8 @@ struct ConfigChoice {
   std::string tuned_shape;    // "rows=4096 cols=4096" of that entry; empty for none
 };
 
+// One device of one backend. A context may be used from several threads: CPU and Vulkan calls
+// take turns, CUDA calls go to the streams they name.
 class Context {
  public:
   // The first backend with a device: CUDA, then HIP, then Vulkan on a GPU, then the CPU
