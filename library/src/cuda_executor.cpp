@@ -4,6 +4,7 @@
 // own cudaMalloc'd buffers and streams work), and variants compiled ahead of time
 // (cuda_variants.hpp): nothing is compiled at run time. A config with no compiled variant for
 // this device cannot run (the caller falls back to one that has).
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,12 @@ class CudaExecutor final : public Executor {
     KT_CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_));
     KT_CU(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_));
     arch_ = library_cuda_arch(major, minor);
+    // KTUNE_LIBRARY_CUDA_ARCH=compute_80 loads the PTX variants on any GPU: how the PTX path is
+    // checked on a GPU that has CUBIN of its own.
+    if (const char* forced = std::getenv("KTUNE_LIBRARY_CUDA_ARCH"); forced && *forced) {
+      forced_arch_ = forced;
+      arch_ = forced_arch_;
+    }
     if (arch_.empty())
       throw BackendUnavailable("the CUDA variants of ktune::kernels need compute capability 8.0 or newer; " +
                                info_.name + " has " + std::to_string(major) + "." + std::to_string(minor));
@@ -177,6 +184,7 @@ class CudaExecutor final : public Executor {
   CUcontext context_ = nullptr;
   DeviceInfo info_;
   std::string_view arch_;
+  std::string forced_arch_;
   std::mutex mutex_;
   std::map<const CudaImage*, CUmodule> modules_;
   std::vector<CUdeviceptr> workspaces_;
