@@ -4,6 +4,7 @@
 // own cudaMalloc'd buffers and streams work), and variants compiled ahead of time
 // (cuda_variants.hpp): nothing is compiled at run time. A config with no compiled variant for
 // this device cannot run (the caller falls back to one that has).
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -155,11 +156,18 @@ class CudaExecutor final : public Executor {
     for (const CudaImage& image : cuda_images())
       if (image.arch == arch_ && image.key.substr(0, prefix.size()) == prefix)
         compiled.insert(std::string(image.key.substr(image.key.rfind('|') + 1)));
+    // "b_layout=0;epilogue=1;" reads as "b_layout=0 epilogue=1".
+    const auto readable = [](std::string dims) {
+      while (!dims.empty() && dims.back() == ';') dims.pop_back();
+      std::replace(dims.begin(), dims.end(), ';', ' ');
+      return dims.empty() ? std::string("any") : dims;
+    };
     std::string have;
-    for (const auto& dims : compiled) have += (have.empty() ? "" : ", ") + (dims.empty() ? "any" : dims);
+    for (const auto& dims : compiled) have += (have.empty() ? "" : ", ") + readable(dims);
     if (arch_.empty()) return "this library has no CUDA variants for " + info_.architecture;
     if (!compiled.count(wanted))
-      return "no CUDA variant of " + prefix.substr(0, prefix.size() - 1) + " in this library was compiled for " + wanted +
+      return "no CUDA variant of " + family.name() + " (" + std::string(to_string(problem.precision)) +
+             ") in this library was compiled for " + readable(wanted) +
              " (it has " + (have.empty() ? "none" : have) +
              "); tune this shape, export, and rebuild the library with KTUNE_TUNED_DIR";
     return "this config was not compiled into this library for " + std::string(arch_);
