@@ -16,6 +16,9 @@ const KernelFamily& family_named(std::string_view name);
 Precision internal_precision(kernels::Precision precision);
 // Every dim that sets a size must be given; option dims (min_value 0) default to the family's.
 Problem problem_of(const KernelFamily& family, std::span<const kernels::DimArgument> dims, kernels::Precision precision);
+// Bytes of one tensor of the family at these dims (Context::tensor_bytes).
+std::size_t tensor_bytes(std::string_view family, std::string_view tensor, const std::vector<kernels::DimArgument>& dims,
+                         kernels::Precision precision);
 // The tensors in KernelFamily::tensors() order; each must be given once and be non-null.
 std::vector<void*> tensors_in_order(const KernelFamily& family, const Problem& problem,
                                     std::span<const kernels::TensorArgument> tensors);

@@ -7,6 +7,7 @@
 #include "library/src/call_arguments.hpp"
 #include "library/src/config_choice.hpp"
 #include "library/src/executors.hpp"
+#include "library/src/guarded.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune::kernels {
@@ -16,24 +17,6 @@ using library::Executor;
 
 Error no_device(Backend backend, const std::string& why) {
   return Error(ErrorCode::no_device, "no " + std::string(to_string(backend)) + " device: " + why);
-}
-
-// Driver failures (out of memory, a lost device) thrown by an executor become Error.
-template <class Body>
-auto guarded(Body&& body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const Error&) {
-    throw;
-  } catch (const BackendUnavailable& e) {
-    throw Error(ErrorCode::no_device, e.what());
-  } catch (const InputError& e) {
-    throw Error(ErrorCode::bad_argument, e.what());
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::backend_failure, "out of memory");
-  } catch (const std::exception& e) {
-    throw Error(ErrorCode::backend_failure, e.what());
-  }
 }
 
 }  // namespace
@@ -121,21 +104,21 @@ std::string Context::device_name() const { return impl_->executor->device().name
 std::string Context::architecture() const { return impl_->executor->device().architecture; }
 
 void* Context::allocate(std::size_t bytes) {
-  return guarded([&] { return impl_->executor->allocate(bytes); });
+  return library::guarded([&] { return impl_->executor->allocate(bytes); });
 }
 void Context::release(void* memory) {
-  if (memory) guarded([&] { impl_->executor->release(memory); });
+  if (memory) library::guarded([&] { impl_->executor->release(memory); });
 }
 void Context::copy_to_device(void* device, const void* host, std::size_t bytes) {
   if (!device || !host) throw Error(ErrorCode::bad_argument, std::string(device ? "host" : "device") + " is null");
-  guarded([&] { impl_->executor->copy_to_device(device, host, bytes); });
+  library::guarded([&] { impl_->executor->copy_to_device(device, host, bytes); });
 }
 void Context::copy_to_host(void* host, const void* device, std::size_t bytes) {
   if (!device || !host) throw Error(ErrorCode::bad_argument, std::string(device ? "host" : "device") + " is null");
-  guarded([&] { impl_->executor->copy_to_host(host, device, bytes); });
+  library::guarded([&] { impl_->executor->copy_to_host(host, device, bytes); });
 }
 void Context::synchronize() {
-  guarded([&] { impl_->executor->synchronize(); });
+  library::guarded([&] { impl_->executor->synchronize(); });
 }
 
 std::size_t Context::tensor_bytes(std::string_view family, std::string_view tensor,
@@ -145,6 +128,17 @@ std::size_t Context::tensor_bytes(std::string_view family, std::string_view tens
 
 std::size_t Context::tensor_bytes(std::string_view family_name, std::string_view tensor,
                                   const std::vector<DimArgument>& dims, Precision precision) const {
+  return library::guarded([&] { return library::tensor_bytes(family_name, tensor, dims, precision); });
+}
+
+}  // namespace ktune::kernels
+
+namespace ktune::library {
+
+std::size_t tensor_bytes(std::string_view family_name, std::string_view tensor,
+                         const std::vector<kernels::DimArgument>& dims, kernels::Precision precision) {
+  using kernels::Error;
+  using kernels::ErrorCode;
   const KernelFamily& family = library::family_named(family_name);
   const Problem problem = library::problem_of(family, dims, precision);
   std::vector<std::string> names;
@@ -158,6 +152,10 @@ std::size_t Context::tensor_bytes(std::string_view family_name, std::string_view
               "tensor '" + std::string(tensor) + "' is not a tensor of " + family.name() + "; its tensors are: " + list);
 }
 
+}  // namespace ktune::library
+
+namespace ktune::kernels {
+
 void Context::run(std::string_view family, std::initializer_list<TensorArgument> tensors,
                   std::initializer_list<DimArgument> dims, Precision precision, void* stream) {
   run(family, std::vector<TensorArgument>(tensors), std::vector<DimArgument>(dims), precision, stream);
@@ -165,19 +163,21 @@ void Context::run(std::string_view family, std::initializer_list<TensorArgument>
 
 void Context::run(std::string_view family_name, const std::vector<TensorArgument>& tensors,
                   const std::vector<DimArgument>& dims, Precision precision, void* stream) {
-  const KernelFamily& family = library::family_named(family_name);
-  const Problem problem = library::problem_of(family, dims, precision);
-  const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
-  guarded([&] {
+  library::guarded([&] {
+    const KernelFamily& family = library::family_named(family_name);
+    const Problem problem = library::problem_of(family, dims, precision);
+    const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
     library::ChosenConfig& chosen = impl_->choice(family, problem);
     chosen.launch(ordered, stream);
   });
 }
 
 ConfigChoice Context::choose(std::string_view family_name, const std::vector<DimArgument>& dims, Precision precision) {
-  const KernelFamily& family = library::family_named(family_name);
-  const Problem problem = library::problem_of(family, dims, precision);
-  return guarded([&] { return impl_->choice(family, problem).choice; });
+  return library::guarded([&] {
+    const KernelFamily& family = library::family_named(family_name);
+    const Problem problem = library::problem_of(family, dims, precision);
+    return impl_->choice(family, problem).choice;
+  });
 }
 
 }  // namespace ktune::kernels

@@ -4,6 +4,7 @@
 
 #include "ktune/kernels_reference.hpp"
 #include "library/src/call_arguments.hpp"
+#include "library/src/guarded.hpp"
 #include "tuner/backends/host_problem.hpp"
 #include "tuner/backends/output_check.hpp"
 
@@ -27,9 +28,11 @@ struct ReferenceProblem::Impl {
 ReferenceProblem::ReferenceProblem(std::string_view family, const std::vector<DimArgument>& dims, Precision precision,
                                    std::uint64_t seed)
     : impl_(std::make_unique<Impl>()) {
-  impl_->family = &library::family_named(family);
-  impl_->problem = library::problem_of(*impl_->family, dims, precision);
-  impl_->host = make_host_problem(*impl_->family, impl_->problem, seed);
+  library::guarded([&] {
+    impl_->family = &library::family_named(family);
+    impl_->problem = library::problem_of(*impl_->family, dims, precision);
+    impl_->host = make_host_problem(*impl_->family, impl_->problem, seed);
+  });
   // Outputs have no stored bytes in a host problem: give them zeroed storage to copy.
   for (std::size_t t = 0; t < impl_->host.specs.size(); ++t)
     if (impl_->host.stored[t].empty()) impl_->host.stored[t].assign(impl_->host.bytes[t], 0);
@@ -54,7 +57,10 @@ double ReferenceProblem::error(std::string_view output, const void* written) con
   if (!impl_->host.specs[t].is_output)
     throw Error(ErrorCode::bad_argument, "tensor '" + std::string(output) + "' is an input, not an output");
   if (!written) throw Error(ErrorCode::bad_argument, "written is null");
-  return stored_outputs_error({StoredOutput{written, impl_->host.specs[t].precision(impl_->problem), impl_->host.expected[t]}});
+  return library::guarded([&] {
+    return stored_outputs_error(
+        {StoredOutput{written, impl_->host.specs[t].precision(impl_->problem), impl_->host.expected[t]}});
+  });
 }
 
 double ReferenceProblem::tolerance() const { return impl_->family->tolerance(impl_->problem.precision); }

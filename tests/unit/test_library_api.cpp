@@ -102,4 +102,19 @@ TEST(LibraryApi, BadCallsAreTypedErrorsNamingTheArgument) {
   EXPECT_EQ(context.tensor_bytes("rmsnorm", "x", {{"rows", 4}, {"cols", 16}}, kk::Precision::bf16), 128u);
 }
 
+// Shapes a family cannot take: a typed error saying why, from the call and from the reference.
+TEST(LibraryApi, ShapesAFamilyCannotTakeAreTypedErrors) {
+  kk::Context context(kk::Backend::cpu);
+  std::vector<float> x(64), w(64), out(64), cos_sin(64);
+  expect_error([&] {
+    context.run("rmsnorm_rope", {{"x", x.data()}, {"weight", w.data()}, {"cos", cos_sin.data()}, {"sin", cos_sin.data()},
+                                 {"out", out.data()}},
+                {{"rows", 2}, {"heads", 1}, {"head_dim", 3}}, kk::Precision::fp32);
+  }, kk::ErrorCode::unsupported, "head_dim");
+  expect_error([] { kk::ReferenceProblem("rmsnorm_rope", {{"rows", 2}, {"heads", 1}, {"head_dim", 3}}, kk::Precision::fp32, 1); },
+               kk::ErrorCode::bad_argument, "head_dim must be even");
+  expect_error([&] { context.choose("gemm", {{"m", 4}, {"n", 4}, {"k", 4}, {"epilogue", 9}}, kk::Precision::fp32); },
+               kk::ErrorCode::bad_argument, "epilogue");
+}
+
 }  // namespace
