@@ -5,10 +5,10 @@ find_package(ktune) from examples/kernels-consumer built in a folder outside the
   CPU, and each family with a Vulkan shader in every precision the Vulkan backend takes on Vulkan
   (when the build has it and a device, such as lavapipe, is present); each result is checked
   against the float64 reference; the C interface is checked as well.
-- The tune -> export -> rebuild loop: two families are tuned on the CPU, exported, and the library
-  is rebuilt on its own (KTUNE_BUILD_TOOL=OFF) with that folder as KTUNE_TUNED_DIR; its calls
-  then run the exported entries (checked by measurement id), at the tuned shape and at a shape
-  near it, still verified.
+- The tune -> export -> rebuild loop: two families are tuned on the CPU (and rmsnorm on Vulkan
+  where there is a device), exported, and the library is rebuilt on its own (KTUNE_BUILD_TOOL=OFF)
+  with that folder as KTUNE_TUNED_DIR; its calls then run the exported entries (checked by
+  measurement id), at the tuned shape and (CPU) at a shape near it, still verified.
 """
 import json
 import os
@@ -118,13 +118,24 @@ class LibraryPackage(harness.KtuneTestCase):
                             "--db", db, "--no-export", "--max-seconds-per-config", "0.02")
         exported = self.ktune_json("export", "--db", db, "--backend", "cpu", "--out", self.path("tuned"))
         self.assertEqual(sorted(e["kernel"] for e in exported["exported"]), ["rmsnorm", "softmax"])
+        # On Vulkan too, where the build has it and a device (lavapipe) is there: rmsnorm tuned
+        # on it, exported, compiled in and used.
+        devices = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
+        vulkan = bool(devices.get("vulkan", {}).get("devices"))
+        if vulkan:
+            self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=37,cols=1001",
+                            "--budget", "6", "--db", db, "--no-export", "--max-seconds-per-config", "0.02")
+            exported = self.ktune_json("export", "--db", db, "--backend", "vulkan", "--kernel", "rmsnorm",
+                                       "--out", self.path("tuned"))
+            self.assertEqual(exported["exported"][0]["entries"], 1)
 
         # The library alone, rebuilt with this machine's tables (the README's loop).
         build = self.path("library-build")
         prefix = self.path("library-prefix")
         self.run_checked(["cmake", "-S", harness.ARGS.source_dir, "-B", build, "-DKTUNE_BUILD_TOOL=OFF",
                           "-DKTUNE_BUILD_TESTS=OFF", "-DKTUNE_ONLY_FAMILIES=rmsnorm;softmax",
-                          "-DKTUNE_WITH_CUDA=OFF", "-DKTUNE_WITH_HIP=OFF", "-DKTUNE_WITH_VULKAN=OFF",
+                          "-DKTUNE_WITH_CUDA=OFF", "-DKTUNE_WITH_HIP=OFF",
+                          f"-DKTUNE_WITH_VULKAN={'ON' if vulkan else 'OFF'}",
                           "-DKTUNE_WITH_MPI=OFF", "-DCMAKE_BUILD_TYPE=None", "-DCMAKE_CXX_FLAGS=-O1",
                           "-DKTUNE_CPU_KERNEL_FLAGS=-O1", f"-DKTUNE_TUNED_DIR={self.path('tuned')}",
                           f"-DCMAKE_INSTALL_PREFIX={prefix}", f"-DCMAKE_CXX_COMPILER={harness.ARGS.cxx}",
@@ -144,6 +155,14 @@ class LibraryPackage(harness.KtuneTestCase):
         out = self.check_calls(consumer, self.write_plan(lines), "cpu")
         self.assertIn(f"calls={len(lines)} failed=0", out)
         self.assertEqual(out.count("source=tuned level=device"), len(lines), out)
+        if vulkan:
+            with open(self.path(os.path.join("tuned", "vulkan", "rmsnorm.json"))) as f:
+                [entry] = json.load(f)["entries"]
+            exact = ",".join(f"{k}={v}" for k, v in entry["shape"].items())
+            lines = [f"rmsnorm fp32 {exact} tuned={entry['measurement_id']}"]
+            out = self.check_calls(consumer, self.write_plan(lines), "vulkan")
+            self.assertIn("calls=1 failed=0", out)
+            self.assertIn("backend=vulkan source=tuned level=device", out)
 
 
 if __name__ == "__main__":
