@@ -142,8 +142,9 @@ class Context {
   std::size_t tensor_bytes(std::string_view family, std::string_view tensor, const std::vector<DimArgument>& dims,
                            Precision precision) const;
 
-  // Runs `family` (see the header comment). Dims left out take the family's default. On CUDA
-  // and HIP the call is asynchronous on `stream`; on Vulkan and the CPU it has finished when it
+  // Runs `family` (see the header comment). Every size dim must be given; an option dim left out
+  // (min_value 0: a layout, an epilogue) takes the family's default. On CUDA the call is
+  // asynchronous on `stream`; on Vulkan and the CPU it has finished when it
   // returns (Vulkan submits the dispatch and waits for it; `stream` is ignored). Vulkan runs the
   // SPIR-V compiled when the library was built: configs that need a shader compiled for them
   // (GEMM's cooperative-matrix path) fall back to one that does not. On Vulkan each tensor of a
