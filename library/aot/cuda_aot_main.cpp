@@ -27,6 +27,7 @@
 
 #include "kernels/family.hpp"
 #include "library/src/cuda_variants.hpp"
+#include "library/src/fallback_order.hpp"
 #include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
 #include "tuner/core/space_context.hpp"
@@ -67,12 +68,9 @@ std::map<std::string, std::int64_t> dims_of(const nlohmann::json& shape) {
   return dims;
 }
 
-// The first config of the fallback chain (library/src/config_choice.cpp) valid here.
+// The first config of the fallback chain (library/src/fallback_order.hpp) valid here.
 std::optional<Config> fallback_config(const SearchSpace& space, const SpaceContext& context) {
-  std::vector<Config> chain;
-  if (space.default_config()) chain.push_back(*space.default_config());
-  for (const Config& start : space.starting_points()) chain.push_back(start);
-  for (const Config& config : chain) {
+  for (const Config& config : library::untuned_configs(space)) {
     try {
       if (space.violated(config, context).empty()) return config;
     } catch (const std::exception&) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "library/src/fallback_order.hpp"
 #include "library/src/library_spaces.hpp"
 #include "library/src/tuned_tables.hpp"
 #include "tuner/core/space_context.hpp"
@@ -31,9 +32,12 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
   std::vector<Candidate> candidates;
   const bool tuned_entry = tuned && tuned->level != "default_config";
   if (tuned_entry) candidates.push_back({tuned->config, "tuned"});
-  const std::string untuned = tuned_entry ? "fallback" : "default";
-  if (space.default_config()) candidates.push_back({*space.default_config(), untuned});
-  for (const Config& start : space.starting_points()) candidates.push_back({start, "fallback"});
+  // After a tuned entry every untuned config is a fallback; without one, the space's default
+  // (first in the order) is simply the default.
+  for (const Config& config : untuned_configs(space)) {
+    const bool the_default = !tuned_entry && space.default_config() && candidates.empty();
+    candidates.push_back({config, the_default ? "default" : "fallback"});
+  }
 
   std::string first_refusal;
   auto attempt = [&](const Candidate& candidate) -> std::optional<ChosenConfig> {

@@ -1,10 +1,27 @@
 #include "library/src/cuda_variants.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
 
 #include "tuner/backends/gpu_source.hpp"
 
 namespace ktune::library {
+namespace {
+
+// compile_time_dims scans the source and every header it includes: once per family, not once
+// per key (a call's config choice may make dozens of keys).
+const std::vector<std::string>& compiled_dims(const KernelFamily& family) {
+  static std::mutex mutex;
+  static std::map<const KernelFamily*, std::vector<std::string>> dims;
+  std::lock_guard lock(mutex);
+  auto [found, inserted] = dims.try_emplace(&family);
+  if (inserted && family.cuda_source()) found->second = compile_time_dims(family, *family.cuda_source());
+  return found->second;
+}
+
+}  // namespace
 
 std::string cuda_variant_key(const KernelFamily& family, const Problem& problem, const Config& config,
                              const SearchSpace& space) {
@@ -14,9 +31,7 @@ std::string cuda_variant_key(const KernelFamily& family, const Problem& problem,
     if (std::find(launch_only.begin(), launch_only.end(), name) == launch_only.end())
       compiled.values.emplace_back(name, value);
   std::string key = family.name() + "|" + std::string(to_string(problem.precision)) + "|" + compiled.key() + "|";
-  if (const GpuSource* source = family.cuda_source())
-    for (const std::string& dim : compile_time_dims(family, *source))
-      key += dim + "=" + std::to_string(problem.dim(dim)) + ";";
+  for (const std::string& dim : compiled_dims(family)) key += dim + "=" + std::to_string(problem.dim(dim)) + ";";
   return key;
 }
 
