@@ -65,23 +65,16 @@ Problem problem_of(const KernelFamily& family, std::span<const kernels::DimArgum
     if (spec.min_value >= 1 && !given.count(spec.name))
       throw Error(ErrorCode::bad_argument, "dim '" + spec.name + "' of " + family.name() + " is missing (" + spec.help +
                                                "); a call gives every size: " + names_of(names));
-  Problem problem;
+  // make_problem also lays out the family's tensors, so a rule of the family's own about its
+  // shape fails here too.
   try {
-    problem = family.make_problem(given, internal_precision(precision));
+    return family.make_problem(given, internal_precision(precision));
   } catch (const InputError& e) {
     const std::string message = without_flag(e.what());
     const bool about_precision = message.find("is not supported by") != std::string::npos;
     throw Error(about_precision ? ErrorCode::unsupported : ErrorCode::bad_argument,
                 (about_precision ? "precision " : "dim ") + message);
   }
-  // The family's own rules for its shape (RoPE's even head size, ...) are checked where it lays
-  // out its tensors: a shape it cannot take is unsupported.
-  try {
-    family.tensors(problem);
-  } catch (const InputError& e) {
-    throw Error(ErrorCode::unsupported, std::string("dims: ") + e.what());
-  }
-  return problem;
 }
 
 std::vector<void*> tensors_in_order(const KernelFamily& family, const Problem& problem,
