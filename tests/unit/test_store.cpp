@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/unit/file_bytes.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/tune/tune_prior.hpp"
 
@@ -26,15 +27,8 @@ using namespace ktune;
 
 namespace {
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
+using ktune::testing::read_bytes;
+using ktune::testing::write_bytes;
 
 // Direct SQLite access, for checking and tampering with files behind the store's back.
 class RawDb {

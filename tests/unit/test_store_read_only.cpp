@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "db/store.hpp"
+#include "tests/unit/file_bytes.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -26,10 +27,7 @@ using namespace ktune;
 
 namespace {
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using ktune::testing::read_bytes;
 
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;
