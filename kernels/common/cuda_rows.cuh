@@ -16,10 +16,16 @@
 // [row][item][element][lane] so a warp's accesses hit 32 different banks; fewer registers per
 // thread allow more resident warps, and rows too wide for registers still run.
 //
+// Row width. A tune compiles the width in (KT_DIM_COLS): item counts, bounds checks and row
+// offsets fold into constants. With KT_RUNTIME_DIMS=1 (the variants ktune::kernels carries for
+// widths nobody tuned) KT_DIM_COLS is only an upper bound that sizes the items; the width is the
+// kernel's `cols` argument, which for_each_row keeps in shared memory for the block, and every
+// access is bounds-checked against it.
+//
 // Defines read here: KT_T, KT_BLOCK_THREADS, KT_THREADS_PER_ROW, KT_VECTOR_BYTES, KT_DIM_COLS;
-// optional KT_CLUSTER_SIZE (1), KT_ROW_STORAGE (registers), KT_STREAMING (0: plain loads and
-// stores; 1: evict-first hints on data read or written once, so it does not push the reused
-// weights out of the caches).
+// optional KT_RUNTIME_DIMS (0), KT_CLUSTER_SIZE (1), KT_ROW_STORAGE (registers), KT_STREAMING
+// (0: plain loads and stores; 1: evict-first hints on data read or written once, so it does not
+// push the reused weights out of the caches).
 #pragma once
 
 #include "kernels/common/cuda_common.cuh"
@@ -35,6 +41,9 @@
 #ifndef KT_STREAMING
 #define KT_STREAMING 0
 #endif
+#ifndef KT_RUNTIME_DIMS
+#define KT_RUNTIME_DIMS 0
+#endif
 
 namespace kt {
 namespace rows {
@@ -45,14 +54,14 @@ constexpr int kThreadsPerRow = KT_THREADS_PER_ROW;
 constexpr int kRowsPerBlock = KT_BLOCK_THREADS / KT_THREADS_PER_ROW;
 constexpr int kCluster = KT_CLUSTER_SIZE;
 constexpr int kVec = KT_VECTOR_BYTES / int(sizeof(T)) > 0 ? KT_VECTOR_BYTES / int(sizeof(T)) : 1;
-constexpr long long kCols = KT_DIM_COLS;
+// The row width compiled in: exact, or with KT_RUNTIME_DIMS the widest row the variant takes.
+constexpr long long kMaxCols = KT_DIM_COLS;
 // Columns per block of a cluster: whole vectors, so slices never share a vector.
-constexpr long long kSliceCols = (kCols + kCluster * kVec - 1) / (kCluster * kVec) * kVec;
-constexpr int kItems = int((kSliceCols + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
-// Vector accesses need every row to start on a vector boundary.
-constexpr bool kAligned = kCols % kVec == 0;
+__host__ __device__ constexpr long long slice_cols_of(long long cols) { return (cols + kCluster * kVec - 1) / (kCluster * kVec) * kVec; }
+constexpr int kItems = int((slice_cols_of(kMaxCols) + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
 // Every element of every item lies inside the row and its slice: no bounds checks at all.
-constexpr bool kFull = kCols == kSliceCols * kCluster && kSliceCols % (kThreadsPerRow * kVec) == 0;
+constexpr bool kFull = !KT_RUNTIME_DIMS && kMaxCols == slice_cols_of(kMaxCols) * kCluster &&
+                       slice_cols_of(kMaxCols) % (kThreadsPerRow * kVec) == 0;
 constexpr bool kSharedRow = KT_ROW_STORAGE == KT_ROW_STORAGE_shared;
 constexpr int kHint = KT_STREAMING ? kCacheStreaming : kCacheDefault;
 // Dynamic shared memory a block needs for its rows (0 with registers); the search space's
@@ -84,23 +93,33 @@ __device__ __forceinline__ int lane() { return threadIdx.x % kThreadsPerRow; }
 __device__ __forceinline__ int row_in_block() { return threadIdx.x / kThreadsPerRow; }
 __device__ __forceinline__ int cluster_rank() { return kCluster > 1 ? int(blockIdx.x % kCluster) : 0; }
 
+#if KT_RUNTIME_DIMS
+__shared__ long long block_row_cols;  // written by for_each_row before any row is touched
+__device__ __forceinline__ long long row_cols() { return block_row_cols; }
+#else
+__device__ __forceinline__ constexpr long long row_cols() { return kMaxCols; }
+#endif
+__device__ __forceinline__ long long slice_cols() { return slice_cols_of(row_cols()); }
+// Vector accesses need every row to start on a vector boundary.
+__device__ __forceinline__ bool rows_aligned() { return row_cols() % kVec == 0; }
+
 // First column of item i of this thread.
 __device__ __forceinline__ long long item_column(int i) {
-  return cluster_rank() * kSliceCols + ((long long)i * kThreadsPerRow + lane()) * kVec;
+  return cluster_rank() * slice_cols() + ((long long)i * kThreadsPerRow + lane()) * kVec;
 }
 // Whether the item's first element lies in this block's slice (and in the row).
 __device__ __forceinline__ bool item_present(int i) {
   if (kFull) return true;
   const long long offset = ((long long)i * kThreadsPerRow + lane()) * kVec;
-  return offset < kSliceCols && cluster_rank() * kSliceCols + offset < kCols;
+  return offset < slice_cols() && cluster_rank() * slice_cols() + offset < row_cols();
 }
 // Whether the whole item can move as one vector access.
 __device__ __forceinline__ bool item_whole(int i) {
-  return kAligned && (kFull || (item_present(i) && item_column(i) + kVec <= kCols));
+  return rows_aligned() && (kFull || (item_present(i) && item_column(i) + kVec <= row_cols()));
 }
 // Whether element v of item i is part of the row (and this slice).
 __device__ __forceinline__ bool element_present(int i, int v) {
-  return kFull || (item_present(i) && item_column(i) + v < kCols);
+  return kFull || (item_present(i) && item_column(i) + v < row_cols());
 }
 
 // One thread's elements of one row: ITEMS x VEC floats, in registers or in shared memory.
@@ -201,9 +220,16 @@ struct Reducer {
 // Runs body(row, active) for each row of this thread's group: one row per group, or, with a
 // persistent grid, every (gridDim.x / CLUSTER_SIZE) * ROWS_PER_BLOCK-th row. `active` is false
 // for rows past the end; those threads still take part in the reductions. A cluster's blocks
-// visit the same rows, so they meet at the same barriers and finish together.
+// visit the same rows, so they meet at the same barriers and finish together. `cols` is the
+// kernel's argument: the row width with KT_RUNTIME_DIMS, else equal to the compiled one.
 template <typename Body>
-__device__ __forceinline__ void for_each_row(long long rows, Body body) {
+__device__ __forceinline__ void for_each_row(long long rows, long long cols, Body body) {
+#if KT_RUNTIME_DIMS
+  if (threadIdx.x == 0) block_row_cols = cols;
+  __syncthreads();
+#else
+  (void)cols;
+#endif
   const long long first = (long long)(blockIdx.x / kCluster) * kRowsPerBlock + row_in_block();
   const long long stride = (long long)(gridDim.x / kCluster) * kRowsPerBlock;
   for (long long row = first;; row += stride) {

@@ -8,5 +8,5 @@
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     geglu_kernel(const kt::gated::T* __restrict__ x, kt::gated::T* __restrict__ out, long long rows, long long cols) {
-  kt::gated::run(x, out, rows, [](float g) { return 0.5f * g * (1.f + erff(g * 0.70710678118654752f)); });
+  kt::gated::run(x, out, rows, cols, [](float g) { return 0.5f * g * (1.f + erff(g * 0.70710678118654752f)); });
 }

@@ -14,7 +14,7 @@ __device__ __forceinline__ void layernorm_row(rows::RowValues& values, float sum
                                               bool active, const rows::T* __restrict__ gamma,
                                               const rows::T* __restrict__ beta, rows::T* __restrict__ out) {
   using namespace rows;
-  const float mean = reduce.sum(sum) / float(kCols);
+  const float mean = reduce.sum(sum) / float(rows::row_cols());
   // Centre the row in place; elements past the end stay out of the variance.
   float sum_sq = 0.f;
 #pragma unroll
@@ -26,7 +26,7 @@ __device__ __forceinline__ void layernorm_row(rows::RowValues& values, float sum
       sum_sq += d * d;
     }
   }
-  const float inv_std = rsqrtf(reduce.sum(sum_sq) / float(kCols) + kLayerNormEpsilon);
+  const float inv_std = rsqrtf(reduce.sum(sum_sq) / float(rows::row_cols()) + kLayerNormEpsilon);
   if (!active) return;
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {

@@ -14,8 +14,8 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
                      long long cols) {
   using namespace kt::rows;
   Reducer reduce;
-  for_each_row(rows, [&](long long row, bool active) {
-    const long long offset = (active ? row : 0) * kCols;
+  for_each_row(rows, cols, [&](long long row, bool active) {
+    const long long offset = (active ? row : 0) * row_cols();
     RowValues values;
     float sum = 0.f;
 #pragma unroll

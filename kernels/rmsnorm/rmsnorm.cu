@@ -16,8 +16,8 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
                    kt::rows::T* __restrict__ out, long long rows, long long cols) {
   using namespace kt::rows;
   Reducer reduce;
-  for_each_row(rows, [&](long long row, bool active) {
-    const long long offset = (active ? row : 0) * kCols;
+  for_each_row(rows, cols, [&](long long row, bool active) {
+    const long long offset = (active ? row : 0) * row_cols();
     RowValues values;
     float sum_sq = 0.f;
 #pragma unroll
@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
       for (int v = 0; v < kVec; ++v) sum_sq += item[v] * item[v];
       put_item(values, i, item);
     }
-    const float inv_rms = rsqrtf(reduce.sum(sum_sq) / float(kCols) + kEpsilon);
+    const float inv_rms = rsqrtf(reduce.sum(sum_sq) / float(row_cols()) + kEpsilon);
     if (!active) return;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {

@@ -8,7 +8,9 @@
 //   out[j + half] = y[j + half] * cos[row, j] + y[j] * sin[row, j]
 // Defines (search_spaces/rmsnorm_rope.cuda.json): KT_BLOCK_THREADS, KT_THREADS_PER_HEAD,
 // KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (0: one group per vector, else a persistent grid); KT_T;
-// KT_DIM_HEADS and KT_DIM_HEAD_DIM (so the per-lane item count is a constant).
+// KT_DIM_HEADS and KT_DIM_HEAD_DIM (so the per-lane item count is a constant). With
+// KT_RUNTIME_DIMS=1 (the variants ktune::kernels carries for shapes nobody tuned) heads and
+// head_dim are the kernel's arguments and KT_DIM_HEAD_DIM only bounds head_dim.
 #include "kernels/common/cuda_common.cuh"
 
 namespace {
@@ -17,19 +19,17 @@ using T = KT_T;
 constexpr int kThreadsPerHead = KT_THREADS_PER_HEAD;
 constexpr int kGroupsPerBlock = KT_BLOCK_THREADS / KT_THREADS_PER_HEAD;
 constexpr int kVec = KT_VECTOR_BYTES / int(sizeof(T)) > 0 ? KT_VECTOR_BYTES / int(sizeof(T)) : 1;
-constexpr long long kHeads = KT_DIM_HEADS;
-constexpr long long kHeadDim = KT_DIM_HEAD_DIM;
-constexpr long long kHalf = kHeadDim / 2;
-constexpr int kItems = int((kHalf + kThreadsPerHead * kVec - 1) / (kThreadsPerHead * kVec));
-// Vector accesses need every half (of x, weight, cos and sin rows) to start on a vector
-// boundary: half % VEC == 0 makes head_dim, the head bases and the cos/sin rows multiples too.
-constexpr bool kAligned = kHalf % kVec == 0;
+#ifndef KT_RUNTIME_DIMS
+#define KT_RUNTIME_DIMS 0
+#endif
+constexpr long long kMaxHeadDim = KT_DIM_HEAD_DIM;  // exact, or with KT_RUNTIME_DIMS a bound
+constexpr int kItems = int((kMaxHeadDim / 2 + kThreadsPerHead * kVec - 1) / (kThreadsPerHead * kVec));
 constexpr float kEpsilon = 1e-6f;
 
 static_assert(kThreadsPerHead >= 1 && kThreadsPerHead <= 32 && (kThreadsPerHead & (kThreadsPerHead - 1)) == 0,
               "threads_per_head must be a power of two <= 32");
 static_assert(KT_BLOCK_THREADS % 32 == 0, "block_threads must be a whole number of warps");
-static_assert(kHeadDim % 2 == 0, "head_dim must be even");
+static_assert(kMaxHeadDim % 2 == 0, "head_dim must be even");
 
 }  // namespace
 
@@ -37,8 +37,17 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     rmsnorm_rope_kernel(const T* __restrict__ x, const T* __restrict__ weight, const T* __restrict__ cos_table,
                         const T* __restrict__ sin_table, T* __restrict__ out, long long rows, long long heads,
                         long long head_dim) {
+#if KT_RUNTIME_DIMS
+  const long long kHeads = heads, kHeadDim = head_dim;
+#else
   (void)heads;
   (void)head_dim;  // both are compile-time constants of the variant (KT_DIM_HEADS, KT_DIM_HEAD_DIM)
+  constexpr long long kHeads = KT_DIM_HEADS, kHeadDim = KT_DIM_HEAD_DIM;
+#endif
+  const long long kHalf = kHeadDim / 2;
+  // Vector accesses need every half (of x, weight, cos and sin rows) to start on a vector
+  // boundary: half % VEC == 0 makes head_dim, the head bases and the cos/sin rows multiples too.
+  const bool kAligned = kHalf % kVec == 0;
   const int lane = threadIdx.x % kThreadsPerHead;
   const long long vectors = rows * kHeads;
   for (long long vec = (long long)blockIdx.x * kGroupsPerBlock + threadIdx.x / kThreadsPerHead; ;

@@ -11,8 +11,8 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     softmax_kernel(const kt::rows::T* __restrict__ x, kt::rows::T* __restrict__ out, long long rows, long long cols) {
   using namespace kt::rows;
   Reducer reduce;
-  for_each_row(rows, [&](long long row, bool active) {
-    const long long offset = (active ? row : 0) * kCols;
+  for_each_row(rows, cols, [&](long long row, bool active) {
+    const long long offset = (active ? row : 0) * row_cols();
     RowValues values;
     const float inv_sum = kt::softmax_row(x + offset, values, reduce);
     if (!active) return;

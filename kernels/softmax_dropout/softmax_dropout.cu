@@ -37,9 +37,10 @@ constexpr float kKeptScale = float(1.0 / (1.0 - ktune::kSoftmaxDropoutP));
 // The linear index of an item's first element, row * cols + col, is a multiple of kBaseAlign
 // (a power of two <= 8): col is a multiple of kVec (slices are whole vectors), row * cols one of
 // the largest power of two dividing cols. Its position in its Philox group is then one of
-// 0, kBaseAlign, ... < 8, and the item's kVec elements span at most kSpan groups.
+// 0, kBaseAlign, ... < 8, and the item's kVec elements span at most kSpan groups. A width known
+// only at run time (KT_RUNTIME_DIMS) promises no alignment: kBaseAlign 1.
 constexpr int kGroup = ktune::philox::kElementsPerGroup;
-constexpr long long kColsPow2 = kCols & -kCols;
+constexpr long long kColsPow2 = KT_RUNTIME_DIMS ? 1 : kMaxCols & -kMaxCols;
 constexpr int kBaseAlign = kVec < kColsPow2 ? (kVec < kGroup ? kVec : kGroup) : (kColsPow2 < kGroup ? int(kColsPow2) : kGroup);
 constexpr int kSpan = (kVec + kGroup - 1 - kBaseAlign) / kGroup + 1;
 constexpr int kMaskWords = (kItems * kVec + 31) / 32;
@@ -76,7 +77,7 @@ __device__ __forceinline__ void dropout_bits(unsigned long long base, unsigned i
 __device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kMaskWords]) {
 #pragma unroll
   for (int w = 0; w < kMaskWords; ++w) mask[w] = 0;
-  const unsigned long long row_base = (unsigned long long)row * (unsigned long long)kCols;
+  const unsigned long long row_base = (unsigned long long)row * (unsigned long long)row_cols();
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     if (!item_present(i)) continue;
@@ -95,8 +96,8 @@ __device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kM
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     softmax_dropout_kernel(const T* __restrict__ x, T* __restrict__ out, long long rows, long long cols) {
   Reducer reduce;
-  for_each_row(rows, [&](long long row, bool active) {
-    const long long offset = (active ? row : 0) * kCols;
+  for_each_row(rows, cols, [&](long long row, bool active) {
+    const long long offset = (active ? row : 0) * row_cols();
     RowValues values;
 #if KT_DRAW_EARLY
     unsigned int mask[kMaskWords];
@@ -116,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
         item[v] = (mask[(i * kVec + v) / 32] >> ((i * kVec + v) % 32)) & 1u ? item[v] * scale : 0.f;
 #else
       unsigned int bits[kVec];
-      dropout_bits((unsigned long long)row * (unsigned long long)kCols + (unsigned long long)item_column(i), bits);
+      dropout_bits((unsigned long long)row * (unsigned long long)row_cols() + (unsigned long long)item_column(i), bits);
 #pragma unroll
       for (int v = 0; v < kVec; ++v) item[v] = bits[v] >= kKeepThreshold ? item[v] * scale : 0.f;
 #endif

@@ -7,7 +7,7 @@
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     swiglu_kernel(const kt::gated::T* __restrict__ x, kt::gated::T* __restrict__ out, long long rows, long long cols) {
-  kt::gated::run(x, out, rows, [](float g) {
+  kt::gated::run(x, out, rows, cols, [](float g) {
 #if KT_FAST_EXP
     // g * 1 / (1 + 2^(-g log2 e)) on the special-function unit: no division, no range handling
     // (g below about -88 gives 2^.. = inf, 1 / inf = 0, silu = -0, as it should round to).
