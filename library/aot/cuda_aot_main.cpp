@@ -4,11 +4,16 @@
 //   - the config of every entry of the exported table (<tuned>/cuda/<family>.json) at its shape
 //     and precision: the very variant the tune measured;
 //   - for each precision the family takes, at each shape of the tables and (with --defaults) of
-//     the family's descriptor (its odd and bench shapes), the config a call falls back to there:
-//     the space's default, else its first valid starting point, else its first valid config.
-// A call at a shape whose compile-time dims (the row families' cols, ...) no variant has cannot
-// run on CUDA from this library; it says so. Variants that do not compile for an architecture
-// (wgmma code for sm_80) are left out for it.
+//     the family's descriptor (its odd and bench shapes, each with every value of the dims its
+//     descriptor lists under library.compiled_values), the config a call falls back to there:
+//     the space's default, else its first valid starting point, else its first valid config;
+//   - with --defaults, for each precision, the run-time-dims variants of the dims the descriptor
+//     lists under library.runtime_dims (KT_RUNTIME_DIMS=1): one per bound, at the fallback config
+//     of the bench shape with those dims at their bounds. They serve every shape no exact variant
+//     was compiled for.
+// A call at a shape that neither an exact nor a run-time-dims variant covers cannot run on CUDA
+// from this library; it says so. Variants that do not compile for an architecture (wgmma code
+// for sm_80) are left out for it.
 //
 //   ktune_cuda_aot --out FILE --source-dir DIR [--tuned DIR] [--defaults] --arch sm_80 --arch sm_90a
 #include <algorithm>
@@ -47,13 +52,14 @@ struct Options {
 struct Job {
   const KernelFamily* family;
   Problem problem;
-  Config config;
+  Config config;  // with runtime_dims=1 for a run-time-dims variant (-DKT_RUNTIME_DIMS=1)
   std::string key;
   std::string arch;
+  std::string config_json;  // the config a call launches it with
 };
 
 struct Image {
-  std::string key, arch, entry, bytes;
+  std::string key, arch, entry, config, bytes;
 };
 
 nlohmann::json read_json(const std::string& path) {
@@ -66,6 +72,29 @@ std::map<std::string, std::int64_t> dims_of(const nlohmann::json& shape) {
   std::map<std::string, std::int64_t> dims;
   for (const auto& [name, value] : shape.items()) dims[name] = value.get<std::int64_t>();
   return dims;
+}
+
+// Every combination of the bounds of library.runtime_dims ({"cols": [1024, 4096]}: one
+// variant per bound; [] for a dim the kernel needs no bound for).
+std::vector<std::vector<library::DimBound>> bound_combinations(const nlohmann::json& runtime_dims) {
+  std::vector<std::vector<library::DimBound>> combinations;
+  if (runtime_dims.empty()) return combinations;
+  combinations.emplace_back();
+  for (const auto& [dim, bounds] : runtime_dims.items()) {
+    std::vector<std::vector<library::DimBound>> next;
+    for (const auto& partial : combinations) {
+      if (bounds.empty()) {
+        next.push_back(partial);
+        next.back().push_back({dim, std::nullopt});
+      }
+      for (const auto& bound : bounds) {
+        next.push_back(partial);
+        next.back().push_back({dim, bound.get<std::int64_t>()});
+      }
+    }
+    combinations = std::move(next);
+  }
+  return combinations;
 }
 
 // The first config of the fallback chain (library/src/fallback_order.hpp) valid here.
@@ -101,16 +130,36 @@ std::vector<Job> plan(const Options& options) {
           shapes.emplace_back(dims_of(entry.at("shape")), std::nullopt);
         }
     }
+    std::vector<std::vector<library::DimBound>> runtime_bounds;
+    std::map<std::string, std::int64_t> bench;
     if (options.defaults) {
       const nlohmann::json descriptor = read_json(options.source_dir + "/kernels/" + family->name() + "/family.json");
       for (const auto& shape : descriptor.at("shapes").value("odd", nlohmann::json::array())) shapes.emplace_back(dims_of(shape), std::nullopt);
-      if (descriptor.at("shapes").contains("bench")) shapes.emplace_back(dims_of(descriptor["shapes"]["bench"]), std::nullopt);
+      if (descriptor.at("shapes").contains("bench")) {
+        bench = dims_of(descriptor["shapes"]["bench"]);
+        shapes.emplace_back(bench, std::nullopt);
+      }
+      const nlohmann::json library = descriptor.value("library", nlohmann::json::object());
+      const nlohmann::json compiled_values = library.value("compiled_values", nlohmann::json::object());
+      for (const auto& [dim, values] : compiled_values.items()) {
+        // Every shape again with each listed value of the dim.
+        const auto base = shapes;
+        shapes.clear();
+        for (const auto& [dims, only] : base)
+          for (const auto& value : values) {
+            auto copy = dims;
+            copy[dim] = value.get<std::int64_t>();
+            shapes.emplace_back(copy, only);
+          }
+      }
+      runtime_bounds = bound_combinations(library.value("runtime_dims", nlohmann::json::object()));
     }
     for (const std::string& arch : options.archs) {
       const DeviceInfo device = nominal_cuda_device(arch);
       auto add = [&](const Problem& problem, const Config& config) {
         const std::string key = library::cuda_variant_key(*family, problem, config, space);
-        if (planned.insert(key + "@" + arch).second) jobs.push_back({family, problem, config, key, arch});
+        if (planned.insert(key + "@" + arch).second)
+          jobs.push_back({family, problem, config, key, arch, config.to_json().dump()});
       };
       for (const auto& [dims, precision, config] : tuned) {
         try {
@@ -126,6 +175,23 @@ std::vector<Job> plan(const Options& options) {
             if (const auto config = fallback_config(space, make_context(problem, device))) add(problem, *config);
           } catch (const std::exception&) {
             // A shape or precision this family cannot take: nothing to compile.
+          }
+        }
+      for (const auto& bounds : runtime_bounds)
+        for (const Precision precision : family->precisions()) {
+          auto dims = bench;
+          for (const library::DimBound& b : bounds)
+            if (b.bound) dims[b.dim] = *b.bound;
+          try {
+            const Problem problem = family->make_problem(dims, precision);
+            const auto config = fallback_config(space, make_context(problem, device));
+            if (!config) continue;  // no config of the space takes this bound
+            const std::string key = library::cuda_variant_key(*family, problem, *config, space, bounds);
+            Config compiled = *config;
+            compiled.values.emplace_back("runtime_dims", std::int64_t{1});
+            if (planned.insert(key + "@" + arch).second)
+              jobs.push_back({family, problem, compiled, key, arch, config->to_json().dump()});
+          } catch (const std::exception&) {
           }
         }
     }
@@ -173,7 +239,7 @@ int run(const Options& options) {
       std::ifstream in(compiled.cubin_path, std::ios::binary);
       std::ostringstream bytes;
       bytes << in.rdbuf();
-      images[i] = {job.key, job.arch, compiled.entry, bytes.str()};
+      images[i] = {job.key, job.arch, compiled.entry, job.config_json, bytes.str()};
     }
   };
   std::vector<std::thread> threads;
@@ -192,11 +258,12 @@ int run(const Options& options) {
     }
     out << "const unsigned char image" << i << "[] = {\n" << hex_array(images[i].bytes) << "};\n";
     index += "    {" + cpp_text(images[i].key) + ", " + cpp_text(images[i].arch) + ", " + cpp_text(images[i].entry) +
-             ", image" + std::to_string(i) + ", sizeof image" + std::to_string(i) + "},\n";
+             ", " + cpp_text(images[i].config) + ", image" + std::to_string(i) + ", sizeof image" + std::to_string(i) +
+             "},\n";
     ++kept;
     bytes += images[i].bytes.size();
   }
-  out << "\nconst CudaImage images[] = {\n" << index << "    {\"\", \"\", \"\", nullptr, 0}};\n\n}  // namespace\n\n"
+  out << "\nconst CudaImage images[] = {\n" << index << "    {\"\", \"\", \"\", \"\", nullptr, 0}};\n\n}  // namespace\n\n"
       << "std::span<const CudaImage> cuda_images() { return {images, " << kept << "}; }\n\n"
       << "}  // namespace ktune::library\n";
   std::cout << "ktune_cuda_aot: " << kept << " CUDA variants (" << bytes / 1024 << " KiB) for "

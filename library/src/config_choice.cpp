@@ -15,6 +15,9 @@ namespace {
 struct Candidate {
   Config config;
   std::string source;  // tuned, default or fallback
+  // A run-time-dims binary's config: its constraints held at the bounds it was compiled for,
+  // which is what its binary needs; the call's own dims may break ones about speed.
+  bool checked_at_compile = false;
 };
 
 // How many configs of the space's enumeration a call tries after its tuned, default and
@@ -42,7 +45,7 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
   std::string first_refusal;
   auto attempt = [&](const Candidate& candidate) -> std::optional<ChosenConfig> {
     try {
-      const auto violated = space.violated(candidate.config, context);
+      const auto violated = candidate.checked_at_compile ? std::vector<std::string>{} : space.violated(candidate.config, context);
       if (!violated.empty()) {
         if (first_refusal.empty()) first_refusal = candidate.source + " config violates " + violated.front();
         return std::nullopt;
@@ -75,6 +78,9 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
   const ValidConfigs valid = space.enumerate(context);
   for (std::size_t i = 0; i < valid.size() && i < kEnumeratedTries; ++i)
     if (auto chosen = attempt({valid.config(i), "fallback"})) return std::move(*chosen);
+  // No binary was compiled for this shape: one that takes its dims at run time.
+  for (const Config& config : executor.run_time_dims_configs(family, problem))
+    if (auto chosen = attempt({config, "fallback", true})) return std::move(*chosen);
   throw kernels::Error(kernels::ErrorCode::unsupported,
                        family.name() + " cannot run " + problem.describe() + " on " + executor.device().name + ": " +
                            (valid.size() == 0 ? "no config of its " + backend + " space is valid for this shape" +

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "library/src/cuda_variants.hpp"
 #include "library/src/executor.hpp"
 #include "library/src/executors.hpp"
@@ -93,14 +95,29 @@ class CudaExecutor final : public Executor {
   PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
                          const SearchSpace& space) override {
     current();
-    const std::string key = cuda_variant_key(family, problem, config, space);
+    // The exact variant of this config, else its run-time-dims variant with the tightest bounds.
+    const std::string prefix = cuda_key_prefix(family, problem.precision, config, space);
     const CudaImage* image = nullptr;
-    for (const CudaImage& candidate : cuda_images())
-      if (candidate.arch == arch_ && candidate.key == key) image = &candidate;
-    if (!image) throw ConfigCannotRun(missing_variant(family, problem, key));
+    Problem compiled;
+    double best_slack = 0;
+    for (const CudaImage& candidate : cuda_images()) {
+      if (candidate.arch != arch_ || candidate.key.substr(0, prefix.size()) != prefix) continue;
+      Problem covered;
+      double slack = 0;
+      if (cuda_dims_cover(candidate.key.substr(prefix.size()), problem, covered, slack) && (!image || slack < best_slack)) {
+        image = &candidate;
+        compiled = std::move(covered);
+        best_slack = slack;
+      }
+    }
+    if (!image) throw ConfigCannotRun(missing_variant(family, problem, cuda_variant_key(family, problem, config, space)));
     CUfunction function = load(*image);
     const auto launch = launch_geometry(space, config, make_context(problem, info_));
-    const KernelGeometry geometry = KernelGeometry::from(launch);
+    KernelGeometry geometry = KernelGeometry::from(launch);
+    // The grid covers the call's shape; the shared memory is what the binary was sized for (a
+    // run-time-dims variant keeps rows as wide as its bound).
+    if (compiled.dims != problem.dims)
+      geometry.shared_bytes = KernelGeometry::from(launch_geometry(space, config, make_context(compiled, info_))).shared_bytes;
     if (geometry.grid[0] == 0) throw ConfigCannotRun("the space gives no positive launch.grid_x for this config");
     if (geometry.cluster_x > 1 && geometry.grid[0] % geometry.cluster_x != 0)
       throw ConfigCannotRun("launch.grid_x is not a multiple of launch.cluster_x");
@@ -146,6 +163,24 @@ class CudaExecutor final : public Executor {
 
  private:
   void current() const { KT_CU(cuCtxSetCurrent(context_)); }
+
+  std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const override {
+    const std::string prefix = cuda_key_prefix(family, problem.precision);
+    std::vector<std::pair<double, Config>> found;
+    for (const CudaImage& image : cuda_images()) {
+      if (image.arch != arch_ || image.key.substr(0, prefix.size()) != prefix) continue;
+      const std::string_view dims = image.key.substr(image.key.rfind('|') + 1);
+      if (dims.find("<=") == std::string_view::npos && dims.find("=any") == std::string_view::npos) continue;
+      Problem compiled;
+      double slack = 0;
+      if (cuda_dims_cover(dims, problem, compiled, slack))
+        found.emplace_back(slack, Config::from_json(nlohmann::json::parse(image.config), "ktune::kernels"));
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Config> configs;
+    for (auto& [slack, config] : found) configs.push_back(std::move(config));
+    return configs;
+  }
 
   // Why no compiled variant runs `key`: the compile-time dims the library has variants for, for
   // this family and precision on this architecture (a key ends in those dims: "cols=4096;").

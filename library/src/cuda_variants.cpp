@@ -23,16 +23,58 @@ const std::vector<std::string>& compiled_dims(const KernelFamily& family) {
 
 }  // namespace
 
-std::string cuda_variant_key(const KernelFamily& family, const Problem& problem, const Config& config,
-                             const SearchSpace& space) {
+std::string cuda_key_prefix(const KernelFamily& family, Precision precision) {
+  return family.name() + "|" + std::string(to_string(precision)) + "|";
+}
+
+std::string cuda_key_prefix(const KernelFamily& family, Precision precision, const Config& config,
+                            const SearchSpace& space) {
   const auto launch_only = space.launch_only_names();
   Config compiled;
   for (const auto& [name, value] : config.values)
     if (std::find(launch_only.begin(), launch_only.end(), name) == launch_only.end())
       compiled.values.emplace_back(name, value);
-  std::string key = family.name() + "|" + std::string(to_string(problem.precision)) + "|" + compiled.key() + "|";
-  for (const std::string& dim : compiled_dims(family)) key += dim + "=" + std::to_string(problem.dim(dim)) + ";";
+  return cuda_key_prefix(family, precision) + compiled.key() + "|";
+}
+
+std::string cuda_variant_key(const KernelFamily& family, const Problem& problem, const Config& config,
+                             const SearchSpace& space, const std::vector<DimBound>& runtime) {
+  std::string key = cuda_key_prefix(family, problem.precision, config, space);
+  for (const std::string& dim : compiled_dims(family)) {
+    const auto bound = std::find_if(runtime.begin(), runtime.end(), [&](const DimBound& b) { return b.dim == dim; });
+    if (bound == runtime.end()) key += dim + "=" + std::to_string(problem.dim(dim)) + ";";
+    else if (bound->bound) key += dim + "<=" + std::to_string(*bound->bound) + ";";
+    else key += dim + "=any;";
+  }
   return key;
+}
+
+bool cuda_dims_cover(std::string_view dims, const Problem& problem, Problem& compiled, double& slack) {
+  compiled = problem;
+  slack = 0;
+  while (!dims.empty()) {
+    const std::size_t end = dims.find(';');
+    const std::string_view term = dims.substr(0, end);
+    dims.remove_prefix(end == std::string_view::npos ? dims.size() : end + 1);
+    const std::size_t equals = term.find('=');
+    if (equals == std::string_view::npos || equals == 0) return false;
+    const bool bounded = term[equals - 1] == '<';
+    const std::string name(term.substr(0, bounded ? equals - 1 : equals));
+    const std::string value(term.substr(equals + 1));
+    const auto at = std::find_if(problem.dims.begin(), problem.dims.end(), [&](const auto& d) { return d.first == name; });
+    if (at == problem.dims.end()) return false;
+    if (value == "any") continue;
+    const std::int64_t number = std::stoll(value);
+    if (!bounded) {
+      if (number != at->second) return false;
+      continue;
+    }
+    if (at->second > number) return false;
+    for (auto& [dim, v] : compiled.dims)
+      if (dim == name) v = number;
+    slack += static_cast<double>(number) / static_cast<double>(std::max<std::int64_t>(1, at->second));
+  }
+  return true;
 }
 
 std::string_view library_cuda_arch(int major, int minor) {

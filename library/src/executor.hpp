@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "kernels/family.hpp"
 #include "tuner/core/config.hpp"
@@ -45,6 +46,15 @@ class Executor {
   // ConfigCannotRun when `config` cannot run `problem` here.
   virtual PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
                                  const SearchSpace& space) = 0;
+
+  // The configs of the binaries this backend carries that take `problem`'s dims at run time
+  // (cuda_variants.hpp), best fitting first: the last resort of a call whose shape no binary
+  // was compiled for. Backends that compile nothing in (CPU) or take every dim at run time have none.
+  virtual std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const {
+    (void)family;
+    (void)problem;
+    return {};
+  }
 };
 
 std::unique_ptr<Executor> make_cpu_executor();
