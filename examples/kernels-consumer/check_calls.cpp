@@ -8,6 +8,7 @@
 // table. Exit status: 0 when every call passed, 1 when one failed, 2 on a bad plan.
 //
 //   check_calls PLAN [--backend cpu|cuda|hip|vulkan] [--time RUNS]
+//   check_calls --families     one line per family: its name, then the precisions it takes
 //
 // --time also times RUNS calls of each line after the check (CUDA events would be the
 // backend's own clock; here a host clock around synchronize(), reported in microseconds).
@@ -133,8 +134,16 @@ bool check(kk::Context& context, const PlannedCall& call, int timed_runs) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: check_calls PLAN [--backend cpu|cuda|hip|vulkan] [--time RUNS]\n";
+    std::cerr << "usage: check_calls PLAN [--backend cpu|cuda|hip|vulkan] [--time RUNS] | check_calls --families\n";
     return 2;
+  }
+  if (std::string(argv[1]) == "--families") {
+    for (const kk::FamilyInfo& family : kk::families()) {
+      std::printf("%s", family.name.c_str());
+      for (kk::Precision precision : family.precisions) std::printf(" %s", std::string(kk::to_string(precision)).c_str());
+      std::printf("\n");
+    }
+    return 0;
   }
   std::string backend;
   int timed_runs = 0;
