@@ -131,10 +131,11 @@ std::vector<Job> plan(const Options& options) {
         }
     }
     std::vector<std::vector<library::DimBound>> runtime_bounds;
-    std::map<std::string, std::int64_t> bench;
+    std::map<std::string, std::int64_t> bench, smallest;
     if (options.defaults) {
       const nlohmann::json descriptor = read_json(options.source_dir + "/kernels/" + family->name() + "/family.json");
       for (const auto& shape : descriptor.at("shapes").value("odd", nlohmann::json::array())) shapes.emplace_back(dims_of(shape), std::nullopt);
+      if (!descriptor["shapes"].value("odd", nlohmann::json::array()).empty()) smallest = dims_of(descriptor["shapes"]["odd"][0]);
       if (descriptor.at("shapes").contains("bench")) {
         bench = dims_of(descriptor["shapes"]["bench"]);
         shapes.emplace_back(bench, std::nullopt);
@@ -179,19 +180,25 @@ std::vector<Job> plan(const Options& options) {
         }
       for (const auto& bounds : runtime_bounds)
         for (const Precision precision : family->precisions()) {
-          auto dims = bench;
-          for (const library::DimBound& b : bounds)
-            if (b.bound) dims[b.dim] = *b.bound;
-          try {
-            const Problem problem = family->make_problem(dims, precision);
-            const auto config = fallback_config(space, make_context(problem, device));
-            if (!config) continue;  // no config of the space takes this bound
-            const std::string key = library::cuda_variant_key(*family, problem, *config, space, bounds);
-            Config compiled = *config;
-            compiled.values.emplace_back("runtime_dims", std::int64_t{1});
-            if (planned.insert(key + "@" + arch).second)
-              jobs.push_back({family, problem, compiled, key, arch, config->to_json().dump()});
-          } catch (const std::exception&) {
+          // At the bench shape with the bounds, else at the smallest odd shape with them (a
+          // wide row may take only a cluster split, which the space allows for few rows only:
+          // a constraint on speed, while the binary runs any number of rows).
+          for (const auto& base : {bench, smallest}) {
+            auto dims = base;
+            for (const library::DimBound& b : bounds)
+              if (b.bound) dims[b.dim] = *b.bound;
+            try {
+              const Problem problem = family->make_problem(dims, precision);
+              const auto config = fallback_config(space, make_context(problem, device));
+              if (!config) continue;
+              const std::string key = library::cuda_variant_key(*family, problem, *config, space, bounds);
+              Config compiled = *config;
+              compiled.values.emplace_back("runtime_dims", std::int64_t{1});
+              if (planned.insert(key + "@" + arch).second)
+                jobs.push_back({family, problem, compiled, key, arch, config->to_json().dump()});
+              break;
+            } catch (const std::exception&) {
+            }
           }
         }
     }

@@ -50,7 +50,9 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
         if (first_refusal.empty()) first_refusal = candidate.source + " config violates " + violated.front();
         return std::nullopt;
       }
-      PreparedLaunch launch = executor.prepare(family, problem, candidate.config, space);
+      PreparedLaunch launch = candidate.checked_at_compile
+                                  ? executor.prepare_run_time_dims(family, problem, candidate.config, space)
+                                  : executor.prepare(family, problem, candidate.config, space);
       kernels::ConfigChoice choice;
       choice.source = candidate.source;
       choice.config = candidate.config.describe();

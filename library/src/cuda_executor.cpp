@@ -94,23 +94,64 @@ class CudaExecutor final : public Executor {
 
   PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
                          const SearchSpace& space) override {
+    return prepare_variant(family, problem, config, space, false);
+  }
+  PreparedLaunch prepare_run_time_dims(const KernelFamily& family, const Problem& problem, const Config& config,
+                                       const SearchSpace& space) override {
+    return prepare_variant(family, problem, config, space, true);
+  }
+
+  std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const override {
+    const std::string prefix = cuda_key_prefix(family, problem.precision);
+    std::vector<std::pair<double, Config>> found;
+    for (const CudaImage& image : cuda_images()) {
+      if (image.arch != arch_ || image.key.substr(0, prefix.size()) != prefix) continue;
+      const std::string_view dims = image.key.substr(image.key.rfind('|') + 1);
+      if (!run_time_dims(dims)) continue;
+      Problem compiled;
+      double slack = 0;
+      if (cuda_dims_cover(dims, problem, compiled, slack))
+        found.emplace_back(slack, Config::from_json(nlohmann::json::parse(image.config), "ktune::kernels"));
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Config> configs;
+    for (auto& [slack, config] : found) configs.push_back(std::move(config));
+    return configs;
+  }
+
+ private:
+  static bool run_time_dims(std::string_view dims) {
+    return dims.find("<=") != std::string_view::npos || dims.find("=any") != std::string_view::npos;
+  }
+
+  // The exact binary of this config, or (`run_time_dims`) its run-time-dims binary with the
+  // tightest bounds.
+  PreparedLaunch prepare_variant(const KernelFamily& family, const Problem& problem, const Config& config,
+                                 const SearchSpace& space, bool run_time_dims_binary) {
     current();
-    // The exact variant of this config, else its run-time-dims variant with the tightest bounds.
     const std::string prefix = cuda_key_prefix(family, problem.precision, config, space);
     const CudaImage* image = nullptr;
-    Problem compiled;
+    Problem compiled = problem;
     double best_slack = 0;
-    for (const CudaImage& candidate : cuda_images()) {
-      if (candidate.arch != arch_ || candidate.key.substr(0, prefix.size()) != prefix) continue;
-      Problem covered;
-      double slack = 0;
-      if (cuda_dims_cover(candidate.key.substr(prefix.size()), problem, covered, slack) && (!image || slack < best_slack)) {
-        image = &candidate;
-        compiled = std::move(covered);
-        best_slack = slack;
+    if (!run_time_dims_binary) {
+      const std::string key = cuda_variant_key(family, problem, config, space);
+      for (const CudaImage& candidate : cuda_images())
+        if (candidate.arch == arch_ && candidate.key == key) image = &candidate;
+      if (!image) throw ConfigCannotRun(missing_variant(family, problem, key));
+    } else {
+      for (const CudaImage& candidate : cuda_images()) {
+        if (candidate.arch != arch_ || candidate.key.substr(0, prefix.size()) != prefix) continue;
+        const std::string_view dims = candidate.key.substr(prefix.size());
+        Problem covered;
+        double slack = 0;
+        if (run_time_dims(dims) && cuda_dims_cover(dims, problem, covered, slack) && (!image || slack < best_slack)) {
+          image = &candidate;
+          compiled = std::move(covered);
+          best_slack = slack;
+        }
       }
+      if (!image) throw ConfigCannotRun("no run-time-dims binary of this config takes " + problem.describe());
     }
-    if (!image) throw ConfigCannotRun(missing_variant(family, problem, cuda_variant_key(family, problem, config, space)));
     CUfunction function = load(*image);
     const auto launch = launch_geometry(space, config, make_context(problem, info_));
     KernelGeometry geometry = KernelGeometry::from(launch);
@@ -161,26 +202,7 @@ class CudaExecutor final : public Executor {
     };
   }
 
- private:
   void current() const { KT_CU(cuCtxSetCurrent(context_)); }
-
-  std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const override {
-    const std::string prefix = cuda_key_prefix(family, problem.precision);
-    std::vector<std::pair<double, Config>> found;
-    for (const CudaImage& image : cuda_images()) {
-      if (image.arch != arch_ || image.key.substr(0, prefix.size()) != prefix) continue;
-      const std::string_view dims = image.key.substr(image.key.rfind('|') + 1);
-      if (dims.find("<=") == std::string_view::npos && dims.find("=any") == std::string_view::npos) continue;
-      Problem compiled;
-      double slack = 0;
-      if (cuda_dims_cover(dims, problem, compiled, slack))
-        found.emplace_back(slack, Config::from_json(nlohmann::json::parse(image.config), "ktune::kernels"));
-    }
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Config> configs;
-    for (auto& [slack, config] : found) configs.push_back(std::move(config));
-    return configs;
-  }
 
   // Why no compiled variant runs `key`: the compile-time dims the library has variants for, for
   // this family and precision on this architecture (a key ends in those dims: "cols=4096;").

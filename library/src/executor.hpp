@@ -55,6 +55,16 @@ class Executor {
     (void)problem;
     return {};
   }
+  // As prepare, with the run-time-dims binary of `config` (one of run_time_dims_configs). prepare
+  // itself takes only binaries compiled for the call's exact dims: a tuned config at a nearby
+  // shape is no better than the default through a binary made for another width.
+  virtual PreparedLaunch prepare_run_time_dims(const KernelFamily& family, const Problem& problem,
+                                               const Config& config, const SearchSpace& space) {
+    (void)space;
+    (void)config;
+    throw ConfigCannotRun("this backend carries no run-time-dims binaries of " + family.name() + " for " +
+                          problem.describe());
+  }
 };
 
 std::unique_ptr<Executor> make_cpu_executor();
