@@ -47,7 +47,16 @@ __host__ __device__ constexpr Width width_of(long long cols) { return {cols, (co
 // half at in + cols.
 __device__ __forceinline__ const T* group_input(const T* x, const Width& w, long long group, long long& row,
                                                 long long& col) {
+#if KT_RUNTIME_DIMS
+  // A width known only at run time: a 32-bit division where the indices fit (a 64-bit one is
+  // a long software routine, slower than the memory traffic).
+  if (group < (1LL << 32) && w.groups_per_row < (1LL << 32))
+    row = static_cast<unsigned>(group) / static_cast<unsigned>(w.groups_per_row);
+  else
+    row = group / w.groups_per_row;
+#else
   row = group / w.groups_per_row;
+#endif
   col = (group - row * w.groups_per_row) * kVec;
   return x + row * 2 * w.cols + col;
 }

@@ -63,6 +63,29 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const long long j = ((long long)i * kThreadsPerHead + lane) * kVec;
+#if KT_RUNTIME_DIMS
+      // Without branches, so every item's loads are issued before the first is used: an absent
+      // item or element reads the head's first one and drops it. With whole vectors per half,
+      // an item is either whole or absent.
+      if (kAligned) {
+        const bool whole = j < kHalf;
+        kt::load_floats<T, kVec>(in + (whole ? j : 0), lo[i]);
+        kt::load_floats<T, kVec>(in + kHalf + (whole ? j : 0), hi[i]);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          lo[i][e] = whole ? lo[i][e] : 0.f;
+          hi[i][e] = whole ? hi[i][e] : 0.f;
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          const bool inside = j + e < kHalf;
+          const float l = kt::to_float(in[inside ? j + e : 0]), h = kt::to_float(in[inside ? kHalf + j + e : 0]);
+          lo[i][e] = inside ? l : 0.f;
+          hi[i][e] = inside ? h : 0.f;
+        }
+      }
+#else
       if (kAligned && j + kVec <= kHalf) {
         kt::load_floats<T, kVec>(in + j, lo[i]);
         kt::load_floats<T, kVec>(in + kHalf + j, hi[i]);
@@ -74,13 +97,20 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
           hi[i][e] = inside ? kt::to_float(in[kHalf + j + e]) : 0.f;
         }
       }
+#endif
 #pragma unroll
       for (int e = 0; e < kVec; ++e) sum_sq += lo[i][e] * lo[i][e] + hi[i][e] * hi[i][e];
     }
     sum_sq = kt::group_sum<kThreadsPerHead>(sum_sq);
     if (!active) continue;
     const float inv_rms = rsqrtf(sum_sq / float(kHeadDim) + kEpsilon);
+#if KT_RUNTIME_DIMS
+    // A 32-bit division where the indices fit (a 64-bit one is a long software routine).
+    const long long row = v < (1LL << 32) && kHeads < (1LL << 32) ? static_cast<unsigned>(v) / static_cast<unsigned>(kHeads)
+                                                                   : v / kHeads;
+#else
     const long long row = v / kHeads;
+#endif
     const T* cos_row = cos_table + row * kHalf;
     const T* sin_row = sin_table + row * kHalf;
     T* dst = out + v * kHeadDim;
