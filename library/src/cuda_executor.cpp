@@ -2,20 +2,17 @@
 // cuda_driver.hpp: no libcuda at link time, so the library loads on machines without a GPU),
 // device memory in the device's primary context (shared with the CUDA runtime, so a project's
 // own cudaMalloc'd buffers and streams work), and variants compiled ahead of time
-// (cuda_variants.hpp): nothing is compiled at run time. A config with no compiled variant for
+// (gpu_variants.hpp): nothing is compiled at run time. A config with no compiled variant for
 // this device cannot run (the caller falls back to one that has).
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "library/src/cuda_variants.hpp"
+#include "library/src/gpu_variants.hpp"
 #include "library/src/executor.hpp"
 #include "library/src/executors.hpp"
 #include "tuner/backends/cuda/cuda_device.hpp"
@@ -102,57 +99,17 @@ class CudaExecutor final : public Executor {
   }
 
   std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const override {
-    const std::string prefix = cuda_key_prefix(family, problem.precision);
-    std::vector<std::pair<double, Config>> found;
-    for (const CudaImage& image : cuda_images()) {
-      if (image.arch != arch_ || image.key.substr(0, prefix.size()) != prefix) continue;
-      const std::string_view dims = image.key.substr(image.key.rfind('|') + 1);
-      if (!run_time_dims(dims)) continue;
-      Problem compiled;
-      double slack = 0;
-      if (cuda_dims_cover(dims, problem, compiled, slack))
-        found.emplace_back(slack, Config::from_json(nlohmann::json::parse(image.config), "ktune::kernels"));
-    }
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Config> configs;
-    for (auto& [slack, config] : found) configs.push_back(std::move(config));
-    return configs;
+    return images().run_time_dims_configs(family, problem);
   }
 
  private:
-  static bool run_time_dims(std::string_view dims) {
-    return dims.find("<=") != std::string_view::npos || dims.find("=any") != std::string_view::npos;
-  }
-
-  // The exact binary of this config, or (`run_time_dims`) its run-time-dims binary with the
-  // tightest bounds.
+  // The exact binary of this config, or (`run_time_dims_binary`) its run-time-dims binary.
   PreparedLaunch prepare_variant(const KernelFamily& family, const Problem& problem, const Config& config,
                                  const SearchSpace& space, bool run_time_dims_binary) {
     current();
-    const std::string prefix = cuda_key_prefix(family, problem.precision, config, space);
-    const CudaImage* image = nullptr;
-    Problem compiled = problem;
-    double best_slack = 0;
-    if (!run_time_dims_binary) {
-      const std::string key = cuda_variant_key(family, problem, config, space);
-      for (const CudaImage& candidate : cuda_images())
-        if (candidate.arch == arch_ && candidate.key == key) image = &candidate;
-      if (!image) throw ConfigCannotRun(missing_variant(family, problem, key));
-    } else {
-      for (const CudaImage& candidate : cuda_images()) {
-        if (candidate.arch != arch_ || candidate.key.substr(0, prefix.size()) != prefix) continue;
-        const std::string_view dims = candidate.key.substr(prefix.size());
-        Problem covered;
-        double slack = 0;
-        if (run_time_dims(dims) && cuda_dims_cover(dims, problem, covered, slack) && (!image || slack < best_slack)) {
-          image = &candidate;
-          compiled = std::move(covered);
-          best_slack = slack;
-        }
-      }
-      if (!image) throw ConfigCannotRun("no run-time-dims binary of this config takes " + problem.describe());
-    }
-    CUfunction function = load(*image);
+    Problem compiled;
+    const GpuImage& image = images().choose(family, problem, config, space, run_time_dims_binary, compiled);
+    CUfunction function = load(image);
     const auto launch = launch_geometry(space, config, make_context(problem, info_));
     KernelGeometry geometry = KernelGeometry::from(launch);
     // The grid covers the call's shape; the shared memory is what the binary was sized for (a
@@ -204,33 +161,9 @@ class CudaExecutor final : public Executor {
 
   void current() const { KT_CU(cuCtxSetCurrent(context_)); }
 
-  // Why no compiled variant runs `key`: the compile-time dims the library has variants for, for
-  // this family and precision on this architecture (a key ends in those dims: "cols=4096;").
-  std::string missing_variant(const KernelFamily& family, const Problem& problem, const std::string& key) const {
-    const std::string prefix = family.name() + "|" + std::string(to_string(problem.precision)) + "|";
-    const std::string wanted = key.substr(key.rfind('|') + 1);
-    std::set<std::string> compiled;
-    for (const CudaImage& image : cuda_images())
-      if (image.arch == arch_ && image.key.substr(0, prefix.size()) == prefix)
-        compiled.insert(std::string(image.key.substr(image.key.rfind('|') + 1)));
-    // "b_layout=0;epilogue=1;" reads as "b_layout=0 epilogue=1".
-    const auto readable = [](std::string dims) {
-      while (!dims.empty() && dims.back() == ';') dims.pop_back();
-      std::replace(dims.begin(), dims.end(), ';', ' ');
-      return dims.empty() ? std::string("any") : dims;
-    };
-    std::string have;
-    for (const auto& dims : compiled) have += (have.empty() ? "" : ", ") + readable(dims);
-    if (arch_.empty()) return "this library has no CUDA variants for " + info_.architecture;
-    if (!compiled.count(wanted))
-      return "no CUDA variant of " + family.name() + " (" + std::string(to_string(problem.precision)) +
-             ") in this library was compiled for " + readable(wanted) +
-             " (it has " + (have.empty() ? "none" : have) +
-             "); tune this shape, export, and rebuild the library with KTUNE_TUNED_DIR";
-    return "this config was not compiled into this library for " + std::string(arch_);
-  }
+  VariantImages images() const { return {cuda_images(), arch_, "CUDA"}; }
 
-  CUfunction load(const CudaImage& image) {
+  CUfunction load(const GpuImage& image) {
     std::lock_guard lock(mutex_);
     auto [found, inserted] = modules_.try_emplace(&image, nullptr);
     if (inserted) {
@@ -251,7 +184,7 @@ class CudaExecutor final : public Executor {
   std::string_view arch_;
   std::string forced_arch_;
   std::mutex mutex_;
-  std::map<const CudaImage*, CUmodule> modules_;
+  std::map<const GpuImage*, CUmodule> modules_;
   std::vector<CUdeviceptr> workspaces_;
 };
 

@@ -48,7 +48,7 @@ class Executor {
                                  const SearchSpace& space) = 0;
 
   // The configs of the binaries this backend carries that take `problem`'s dims at run time
-  // (cuda_variants.hpp), best fitting first: the last resort of a call whose shape no binary
+  // (gpu_variants.hpp), best fitting first: the last resort of a call whose shape no binary
   // was compiled for. Backends that compile nothing in (CPU) or take every dim at run time have none.
   virtual std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const {
     (void)family;

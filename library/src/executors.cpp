@@ -13,6 +13,9 @@ const std::vector<ExecutorFactory>& executor_factories() {
 #ifdef KTUNE_LIBRARY_WITH_CUDA
       {kernels::Backend::cuda, make_cuda_executor},
 #endif
+#ifdef KTUNE_LIBRARY_WITH_HIP
+      {kernels::Backend::hip, make_hip_executor},
+#endif
 #ifdef KTUNE_LIBRARY_WITH_VULKAN
       {kernels::Backend::vulkan, make_vulkan_executor, vulkan_gpu_present},
 #endif

@@ -21,6 +21,7 @@ struct ExecutorFactory {
 const std::vector<ExecutorFactory>& executor_factories();
 
 std::unique_ptr<Executor> make_cuda_executor(int device);
+std::unique_ptr<Executor> make_hip_executor(int device);
 std::unique_ptr<Executor> make_vulkan_executor(int device);
 
 }  // namespace ktune::library

@@ -48,6 +48,9 @@ std::vector<FamilyInfo> families() {
 #ifdef KTUNE_LIBRARY_WITH_CUDA
     if (family->cuda_source() && has_space(info.name, "cuda")) info.backends.push_back(Backend::cuda);
 #endif
+#ifdef KTUNE_LIBRARY_WITH_HIP
+    if (family->cuda_source() && has_space(info.name, "hip")) info.backends.push_back(Backend::hip);
+#endif
 #ifdef KTUNE_LIBRARY_WITH_VULKAN
     if (family->vulkan_shader() && has_space(info.name, "vulkan")) info.backends.push_back(Backend::vulkan);
 #endif

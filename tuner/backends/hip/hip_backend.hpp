@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "tuner/backends/backend.hpp"
+#include "tuner/backends/hip/hip_device.hpp"
 #include "tuner/backends/variant_builder.hpp"
 
 namespace ktune {
@@ -27,11 +28,6 @@ class HipBackend final : public Backend {
   std::unique_ptr<Impl> impl_;
 };
 
-// How many AMD GPUs the HIP runtime sees; 0 without the runtime or a device.
-int hip_device_count();
-// Limits of a typical GPU of `arch` (gfx90a: an MI210/MI250X; gfx94x: an MI300; gfx10xx/11xx:
-// a Radeon RX 6000/7000), for building constrained spaces when compiling without a GPU.
-DeviceInfo nominal_hip_device(const std::string& arch);
 // The hiprtc build pool for the tuner (see tuner/backends/variant_builder.hpp).
 std::unique_ptr<VariantBuilder> make_hip_variant_builder(const KernelFamily& family, const Problem& problem,
                                                          const std::string& arch, int threads, BuildEffort effort,

@@ -24,7 +24,7 @@ void* open_first(const char* const* names, std::size_t count, std::string& error
 
 struct Loaded {
   HipLibrary library;
-  bool has_runtime = false;
+  bool has_runtime = false, has_device_runtime = false;
   std::string runtime_failure, compiler_failure;
 };
 
@@ -60,6 +60,7 @@ Loaded load() {
 #undef KT_HIP_FUNCTION
   hip.hipMalloc = reinterpret_cast<decltype(hip.hipMalloc)>(dlsym(runtime, "hipMalloc"));
   if (!hip.hipMalloc && loaded.runtime_failure.empty()) loaded.runtime_failure = "the HIP runtime lacks hipMalloc";
+  loaded.has_device_runtime = loaded.runtime_failure.empty();
   if (loaded.runtime_failure.empty() && !loaded.compiler_failure.empty())
     loaded.runtime_failure = loaded.compiler_failure;
   loaded.has_runtime = loaded.runtime_failure.empty();
@@ -91,6 +92,12 @@ bool HipError::sticky() const {
 const HipLibrary& HipLibrary::runtime() {
   const Loaded& result = loaded();
   if (!result.has_runtime) throw BackendUnavailable(result.runtime_failure);
+  return result.library;
+}
+
+const HipLibrary& HipLibrary::device_runtime() {
+  const Loaded& result = loaded();
+  if (!result.has_device_runtime) throw BackendUnavailable(result.runtime_failure);
   return result.library;
 }
 

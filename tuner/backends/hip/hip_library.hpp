@@ -39,6 +39,9 @@ struct HipLibrary {
 
   // The runtime and hiprtc; BackendUnavailable saying what is missing.
   static const HipLibrary& runtime();
+  // The runtime alone (its hiprtc functions may be missing): what running compiled code objects
+  // needs (ktune::kernels); BackendUnavailable without it.
+  static const HipLibrary& device_runtime();
   // hiprtc alone (its runtime functions may be missing); BackendUnavailable without hiprtc.
   static const HipLibrary& compiler();
   std::string error_text(hipError_t code) const;  // "hipErrorNoDevice: no ROCm-capable device..."
@@ -48,3 +51,6 @@ struct HipLibrary {
 }  // namespace ktune
 
 #define KT_HIP(call) ::ktune::HipLibrary::runtime().check(::ktune::HipLibrary::runtime().call, #call, __FILE__, __LINE__)
+// The same on the runtime alone (no hiprtc needed).
+#define KT_HIP_RUNTIME(call) \
+  ::ktune::HipLibrary::device_runtime().check(::ktune::HipLibrary::device_runtime().call, #call, __FILE__, __LINE__)

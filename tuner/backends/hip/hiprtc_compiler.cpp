@@ -1,5 +1,7 @@
 #include "tuner/backends/hip/hiprtc_compiler.hpp"
 
+#include "tuner/backends/hip/hip_device.hpp"
+
 #include <chrono>
 #include <mutex>
 #include <regex>
@@ -29,7 +31,7 @@ std::string program_log(const HipLibrary& rtc, hiprtcProgram program) {
 
 }  // namespace
 
-bool HiprtcCompiler::valid_arch(const std::string& arch) { return std::regex_match(arch, std::regex("gfx[0-9a-f]{3,4}")); }
+bool HiprtcCompiler::valid_arch(const std::string& arch) { return valid_hip_arch(arch); }
 
 HiprtcCompiler::HiprtcCompiler(std::string arch, std::filesystem::path cache_dir, bool fast_check)
     : arch_(arch.substr(0, arch.find(':'))), cache_dir_(std::move(cache_dir)), fast_check_(fast_check) {

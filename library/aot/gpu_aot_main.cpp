@@ -1,7 +1,8 @@
-// ktune_cuda_aot: compiles, at the library's build time, the CUDA variants ktune::kernels carries
-// and writes them as a C++ source (cuda_images.cpp, library/src/cuda_variants.hpp). For each
-// family with a CUDA source and each architecture:
-//   - the config of every entry of the exported table (<tuned>/cuda/<family>.json) at its shape
+// ktune_gpu_aot: compiles, at the library's build time, the CUDA (NVRTC) or HIP (hiprtc) variants
+// ktune::kernels carries and writes them as a C++ source (cuda_images.cpp or hip_images.cpp,
+// library/src/gpu_variants.hpp). For each family with a GPU source and a space of the backend,
+// and each architecture:
+//   - the config of every entry of the exported table (<tuned>/<backend>/<family>.json) at its shape
 //     and precision: the very variant the tune measured;
 //   - for each precision the family takes, at each shape of the tables and (with --defaults) of
 //     the family's descriptor (its odd and bench shapes, each with every value of the dims its
@@ -15,8 +16,12 @@
 // from this library; it says so. Variants that do not compile for an architecture (wgmma code
 // for sm_80) are left out for it.
 //
-//   ktune_cuda_aot --out FILE --source-dir DIR [--tuned DIR] [--defaults] --arch sm_80 --arch sm_90a
+//   ktune_gpu_aot --backend cuda --out FILE --source-dir DIR --cache DIR [--tuned DIR] [--defaults]
+//                 --arch sm_80 --arch sm_90a
+//   ktune_gpu_aot --backend hip ... [--fast] --arch gfx90a --arch gfx1030
+// --fast: the compilers' quick modes (a compile check, not the code to ship).
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -31,16 +36,24 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/family.hpp"
-#include "library/src/cuda_variants.hpp"
+#include "library/src/gpu_variants.hpp"
 #include "library/src/fallback_order.hpp"
+#include "tuner/core/space_context.hpp"
+#if KTUNE_HAVE_CUDA
 #include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
-#include "tuner/core/space_context.hpp"
+#endif
+#if KTUNE_HAVE_HIP
+#include "tuner/backends/hip/hip_device.hpp"
+#include "tuner/backends/hip/hiprtc_compiler.hpp"
+#endif
 
 namespace ktune {
 namespace {
 
 struct Options {
+  std::string backend;  // "cuda" or "hip"
+  bool fast = false;
   std::string out;
   std::string source_dir;
   std::string tuned;
@@ -72,6 +85,16 @@ std::map<std::string, std::int64_t> dims_of(const nlohmann::json& shape) {
   std::map<std::string, std::int64_t> dims;
   for (const auto& [name, value] : shape.items()) dims[name] = value.get<std::int64_t>();
   return dims;
+}
+
+DeviceInfo nominal_device(const std::string& backend, const std::string& arch) {
+#if KTUNE_HAVE_CUDA
+  if (backend == "cuda") return nominal_cuda_device(arch);
+#endif
+#if KTUNE_HAVE_HIP
+  if (backend == "hip") return nominal_hip_device(arch);
+#endif
+  throw std::runtime_error("this build of ktune_gpu_aot has no " + backend + " compiler");
 }
 
 // Every combination of the bounds of library.runtime_dims ({"cols": [1024, 4096]}: one
@@ -115,13 +138,13 @@ std::vector<Job> plan(const Options& options) {
   std::set<std::string> planned;
   for (const KernelFamily* family : compiled_families(false)) {
     if (!family->cuda_source()) continue;
-    const std::string space_path = options.source_dir + "/search_spaces/" + family->name() + ".cuda.json";
+    const std::string space_path = options.source_dir + "/search_spaces/" + family->name() + "." + options.backend + ".json";
     if (!std::ifstream(space_path)) continue;
     const SearchSpace space = SearchSpace::load(space_path);
     std::vector<std::pair<std::map<std::string, std::int64_t>, std::optional<Precision>>> shapes;
     std::vector<std::tuple<std::map<std::string, std::int64_t>, Precision, Config>> tuned;
     if (!options.tuned.empty()) {
-      const nlohmann::json table = read_json(options.tuned + "/cuda/" + family->name() + ".json");
+      const nlohmann::json table = read_json(options.tuned + "/" + options.backend + "/" + family->name() + ".json");
       if (table.is_object())
         for (const auto& entry : table.at("entries")) {
           const auto precision = parse_precision(entry.at("precision").get<std::string>());
@@ -156,9 +179,9 @@ std::vector<Job> plan(const Options& options) {
       runtime_bounds = bound_combinations(library.value("runtime_dims", nlohmann::json::object()));
     }
     for (const std::string& arch : options.archs) {
-      const DeviceInfo device = nominal_cuda_device(arch);
+      const DeviceInfo device = nominal_device(options.backend, arch);
       auto add = [&](const Problem& problem, const Config& config) {
-        const std::string key = library::cuda_variant_key(*family, problem, config, space);
+        const std::string key = library::gpu_variant_key(*family, problem, config, space);
         if (planned.insert(key + "@" + arch).second)
           jobs.push_back({family, problem, config, key, arch, config.to_json().dump()});
       };
@@ -191,7 +214,7 @@ std::vector<Job> plan(const Options& options) {
               const Problem problem = family->make_problem(dims, precision);
               const auto config = fallback_config(space, make_context(problem, device));
               if (!config) continue;
-              const std::string key = library::cuda_variant_key(*family, problem, *config, space, bounds);
+              const std::string key = library::gpu_variant_key(*family, problem, *config, space, bounds);
               Config compiled = *config;
               compiled.values.emplace_back("runtime_dims", std::int64_t{1});
               if (planned.insert(key + "@" + arch).second)
@@ -204,6 +227,35 @@ std::vector<Job> plan(const Options& options) {
     }
   }
   return jobs;
+}
+
+// The binary of one job (its bytes and kernel name), or the compiler's log in `failure`.
+Image compile(const Options& options, const Job& job, std::string& failure) {
+  std::filesystem::path path;
+  std::string entry;
+#if KTUNE_HAVE_CUDA
+  if (options.backend == "cuda") {
+    const NvrtcCompiler compiler(job.arch, options.cache, options.fast);
+    const CompiledVariant compiled = compiler.compile(*job.family, job.problem, job.config);
+    if (!compiled.ok) failure = compiled.log.empty() ? "failed" : compiled.log;
+    path = compiled.cubin_path;
+    entry = compiled.entry;
+  }
+#endif
+#if KTUNE_HAVE_HIP
+  if (options.backend == "hip") {
+    const HiprtcCompiler compiler(job.arch, options.cache, options.fast);
+    const CompiledHipVariant compiled = compiler.compile(*job.family, job.problem, job.config);
+    if (!compiled.ok) failure = compiled.log.empty() ? "failed" : compiled.log;
+    path = compiled.code_path;
+    entry = compiled.entry;
+  }
+#endif
+  if (!failure.empty()) return {};
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return {job.key, job.arch, entry, job.config_json, bytes.str()};
 }
 
 std::string hex_array(const std::string& bytes) {
@@ -236,17 +288,11 @@ int run(const Options& options) {
         if (next == jobs.size()) return;
         i = next++;
       }
-      const Job& job = jobs[i];
-      const NvrtcCompiler compiler(job.arch, options.cache);
-      const CompiledVariant compiled = compiler.compile(*job.family, job.problem, job.config);
-      if (!compiled.ok) {
-        failures[i] = compiled.log;
-        continue;
+      try {
+        images[i] = compile(options, jobs[i], failures[i]);
+      } catch (const std::exception& e) {
+        failures[i] = e.what();  // a precision the backend's kernels do not take
       }
-      std::ifstream in(compiled.cubin_path, std::ios::binary);
-      std::ostringstream bytes;
-      bytes << in.rdbuf();
-      images[i] = {job.key, job.arch, compiled.entry, job.config_json, bytes.str()};
     }
   };
   std::vector<std::thread> threads;
@@ -254,8 +300,8 @@ int run(const Options& options) {
   for (auto& thread : threads) thread.join();
 
   std::ofstream out(options.out);
-  out << "// Generated by ktune_cuda_aot (library/aot/cuda_aot_main.cpp). Do not edit.\n"
-      << "#include \"library/src/cuda_variants.hpp\"\n\nnamespace ktune::library {\nnamespace {\n\n";
+  out << "// Generated by ktune_gpu_aot (library/aot/gpu_aot_main.cpp). Do not edit.\n"
+      << "#include \"library/src/gpu_variants.hpp\"\n\nnamespace ktune::library {\nnamespace {\n\n";
   std::size_t kept = 0, skipped = 0, bytes = 0;
   std::string index;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -270,10 +316,10 @@ int run(const Options& options) {
     ++kept;
     bytes += images[i].bytes.size();
   }
-  out << "\nconst CudaImage images[] = {\n" << index << "    {\"\", \"\", \"\", \"\", nullptr, 0}};\n\n}  // namespace\n\n"
-      << "std::span<const CudaImage> cuda_images() { return {images, " << kept << "}; }\n\n"
+  out << "\nconst GpuImage images[] = {\n" << index << "    {\"\", \"\", \"\", \"\", nullptr, 0}};\n\n}  // namespace\n\n"
+      << "std::span<const GpuImage> " << options.backend << "_images() { return {images, " << kept << "}; }\n\n"
       << "}  // namespace ktune::library\n";
-  std::cout << "ktune_cuda_aot: " << kept << " CUDA variants (" << bytes / 1024 << " KiB) for "
+  std::cout << "ktune_gpu_aot: " << kept << " " << options.backend << " variants (" << bytes / 1024 << " KiB) for "
             << options.archs.size() << " architectures; " << skipped << " that do not compile for theirs left out\n";
   return out ? 0 : 1;
 }
@@ -285,33 +331,36 @@ int main(int argc, char** argv) {
   ktune::Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--defaults") {
-      options.defaults = true;
+    if (flag == "--defaults" || flag == "--fast") {
+      (flag == "--defaults" ? options.defaults : options.fast) = true;
       continue;
     }
     if (i + 1 >= argc) {
-      std::cerr << "ktune_cuda_aot: " << flag << " needs a value\n";
+      std::cerr << "ktune_gpu_aot: " << flag << " needs a value\n";
       return 2;
     }
     const std::string value = argv[++i];
-    if (flag == "--out") options.out = value;
+    if (flag == "--backend") options.backend = value;
+    else if (flag == "--out") options.out = value;
     else if (flag == "--source-dir") options.source_dir = value;
     else if (flag == "--tuned") options.tuned = value;
     else if (flag == "--cache") options.cache = value;
     else if (flag == "--arch") options.archs.push_back(value);
     else {
-      std::cerr << "ktune_cuda_aot: unknown flag " << flag << "\n";
+      std::cerr << "ktune_gpu_aot: unknown flag " << flag << "\n";
       return 2;
     }
   }
-  if (options.out.empty() || options.source_dir.empty() || options.cache.empty() || options.archs.empty()) {
-    std::cerr << "usage: ktune_cuda_aot --out FILE --source-dir DIR --cache DIR [--tuned DIR] [--defaults] --arch A...\n";
+  if ((options.backend != "cuda" && options.backend != "hip") || options.out.empty() || options.source_dir.empty() ||
+      options.cache.empty() || options.archs.empty()) {
+    std::cerr << "usage: ktune_gpu_aot --backend cuda|hip --out FILE --source-dir DIR --cache DIR [--tuned DIR] "
+                 "[--defaults] [--fast] --arch A...\n";
     return 2;
   }
   try {
     return ktune::run(options);
   } catch (const std::exception& e) {
-    std::cerr << "ktune_cuda_aot: " << e.what() << "\n";
+    std::cerr << "ktune_gpu_aot: " << e.what() << "\n";
     return 1;
   }
 }
