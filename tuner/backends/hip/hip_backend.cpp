@@ -92,7 +92,13 @@ struct HipBackend::Impl {
 HipBackend::HipBackend(int device_index) : impl_(std::make_unique<Impl>()) {
   Impl& self = *impl_;
   self.device = device_index;
-  self.info = describe_hip_device(device_index);  // BackendUnavailable, saying what is missing
+  try {
+    self.info = describe_hip_device(device_index);
+  } catch (const BackendUnavailable& e) {
+    std::string why = e.what();
+    if (!why.empty() && why.back() == '.') why.pop_back();
+    throw BackendUnavailable(why + ". Use --compile-only --arch gfx90a (or another target) to check HIP variants without a GPU.");
+  }
   HipLibrary::runtime();                           // hiprtc too: a tune compiles
   self.info.properties["hiprtc_version"] = HiprtcCompiler::hiprtc_version();
   const auto l2 = self.info.limits.at("l2_bytes");

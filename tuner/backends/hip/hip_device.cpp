@@ -55,9 +55,7 @@ DeviceInfo describe_hip_device(int index) {
     throw BackendUnavailable("no HIP device was found: the HIP runtime reports " +
                              (counted == hipSuccess ? std::string("no AMD GPU")
                                                      : hip.error_text(counted) +
-                                                           " (no AMD GPU, or the amdgpu kernel driver is not loaded)") +
-                             ". Use --compile-only --arch gfx90a (or another target) to check HIP variants "
-                             "without a GPU.");
+                                                           " (no AMD GPU, or the amdgpu kernel driver is not loaded)"));
   if (index < 0 || index >= count)
     throw BackendUnavailable("no HIP device " + std::to_string(index) + ": this machine has " +
                              std::to_string(count));

@@ -49,7 +49,7 @@ Loaded load() {
   }
   if (!runtime) {
     loaded.runtime_failure = "no HIP device: the HIP runtime libamdhip64 cannot be loaded (" + errors +
-                             "). This machine has no ROCm; use --compile-only to check HIP variants without a GPU.";
+                             "). This machine has no ROCm.";
     return loaded;
   }
 #define KT_HIP_FUNCTION(name)                                                                            \
