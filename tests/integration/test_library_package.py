@@ -92,6 +92,11 @@ class LibraryPackage(harness.KtuneTestCase):
         self.assertEqual(c_calls.returncode, 0, c_calls.stdout + c_calls.stderr)
         self.assertNotIn("FAILED", c_calls.stdout)
 
+        # The generated typed functions (ktune/families.hpp), installed with the package.
+        typed = subprocess.run([os.path.join(consumer, "typed_calls")], capture_output=True, text=True, timeout=120)
+        self.assertEqual(typed.returncode, 0, typed.stdout + typed.stderr)
+        self.assertEqual(typed.stdout.count(" ok\n"), 2, typed.stdout)
+
         # Vulkan: each family with a shader at the same shapes, in the precisions the Vulkan backend
         # takes (`ktune list` says which), when the build has the backend and a device is there.
         devices = self.ktune_json("devices")["backends"]

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ktune/families.hpp"
 #include "ktune/kernels.hpp"
 #include "ktune/kernels_reference.hpp"
 
@@ -74,6 +75,43 @@ TEST(LibraryApi, ACallOnTheCpuMatchesTheReferenceAndSaysWhichConfigRan) {
     EXPECT_FALSE(choice.config.empty());
     for (void* m : memory) context.release(m);
   }
+}
+
+// The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
+// with an epilogue and B as [k, n] (option dims given; bias and beta's C read), verified.
+TEST(LibraryApi, TypedFunctionsCallTheFamilies) {
+  kk::Context context(kk::Backend::cpu);
+  const kk::Precision precision = kk::Precision::fp32;
+  const auto device_copy = [&](const kk::ReferenceProblem& reference, const std::string& name) {
+    void* memory = context.allocate(reference.bytes(name));
+    context.copy_to_device(memory, reference.data(name), reference.bytes(name));
+    return memory;
+  };
+  const auto check_output = [&](const kk::ReferenceProblem& reference, const std::string& name, void* memory) {
+    std::vector<unsigned char> out(reference.bytes(name));
+    context.copy_to_host(out.data(), memory, out.size());
+    EXPECT_LE(reference.error(name, out.data()), reference.tolerance()) << name;
+  };
+
+  kk::ReferenceProblem rows("rmsnorm", {{"rows", 9}, {"cols", 250}}, precision, 5);
+  void* x = device_copy(rows, "x");
+  void* weight = device_copy(rows, "weight");
+  void* out = device_copy(rows, "out");
+  kk::rmsnorm(context, {.x = x, .weight = weight, .out = out}, {.rows = 9, .cols = 250}, precision);
+  context.synchronize();
+  check_output(rows, "out", out);
+
+  kk::ReferenceProblem gemm("gemm", {{"m", 33}, {"n", 70}, {"k", 45}, {"b_layout", 1}, {"epilogue", 3}}, precision, 6);
+  std::vector<void*> tensors;
+  for (const std::string& name : gemm.tensor_names()) tensors.push_back(device_copy(gemm, name));
+  const auto at = [&](const std::string& name) {
+    const auto names = gemm.tensor_names();
+    return tensors[std::size_t(std::find(names.begin(), names.end(), name) - names.begin())];
+  };
+  kk::gemm(context, {.a = at("a"), .b = at("b"), .c = at("c"), .bias = at("bias"), .scalars = at("scalars"), .d = at("d")},
+           {.m = 33, .n = 70, .k = 45, .b_layout = 1, .epilogue = 3}, precision);
+  context.synchronize();
+  check_output(gemm, "d", at("d"));
 }
 
 TEST(LibraryApi, BadCallsAreTypedErrorsNamingTheArgument) {
