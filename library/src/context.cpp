@@ -1,6 +1,7 @@
 // ktune::kernels::Context: picks a backend, holds its executor, and remembers the config chosen
 // for each family, shape and precision so that repeated calls pay for the choice once.
 #include <map>
+#include <set>
 #include <mutex>
 
 #include "ktune/kernels.hpp"
@@ -36,8 +37,21 @@ std::string_view to_string(Precision precision) { return ktune::to_string(librar
 struct Context::Impl {
   Backend backend;
   std::unique_ptr<Executor> executor;
-  std::mutex mutex;  // the choices below; a context may be shared by threads
+  std::mutex mutex;  // the choices and allocations below; a context may be shared by threads
   std::map<std::string, library::ChosenConfig> chosen;
+  // What allocate() handed out and release() has not taken back: freed with the context.
+  std::set<void*> allocations;
+
+  ~Impl() {
+    if (!executor) return;
+    for (void* memory : allocations) {
+      try {
+        executor->release(memory);
+      } catch (const std::exception&) {
+        // A backend that fails to free at exit leaves the rest to the driver.
+      }
+    }
+  }
 
   library::ChosenConfig& choice(const KernelFamily& family, const Problem& problem) {
     const std::string key = problem.family + ";" + problem.key();
@@ -104,10 +118,23 @@ std::string Context::device_name() const { return impl_->executor->device().name
 std::string Context::architecture() const { return impl_->executor->device().architecture; }
 
 void* Context::allocate(std::size_t bytes) {
-  return library::guarded([&] { return impl_->executor->allocate(bytes); });
+  return library::guarded([&] {
+    void* memory = impl_->executor->allocate(bytes);
+    std::lock_guard lock(impl_->mutex);
+    impl_->allocations.insert(memory);
+    return memory;
+  });
 }
 void Context::release(void* memory) {
-  if (memory) library::guarded([&] { impl_->executor->release(memory); });
+  if (!memory) return;
+  library::guarded([&] {
+    {
+      std::lock_guard lock(impl_->mutex);
+      if (!impl_->allocations.erase(memory))
+        throw Error(ErrorCode::bad_argument, "release: the pointer was not allocated by this context, or was released");
+    }
+    impl_->executor->release(memory);
+  });
 }
 void Context::copy_to_device(void* device, const void* host, std::size_t bytes) {
   if (!device || !host) throw Error(ErrorCode::bad_argument, std::string(device ? "host" : "device") + " is null");
