@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "library/src/gpu_variants.hpp"
-#include "library/src/executor.hpp"
+#include "library/src/gpu_executor.hpp"
 #include "library/src/executors.hpp"
 #include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/cuda/cuda_driver.hpp"
@@ -24,7 +24,7 @@
 namespace ktune::library {
 namespace {
 
-class CudaExecutor final : public Executor {
+class CudaExecutor final : public GpuExecutor {
  public:
   explicit CudaExecutor(int index) {
     if (cuda_images().empty())
@@ -89,23 +89,10 @@ class CudaExecutor final : public Executor {
     KT_CU(cuCtxSynchronize());
   }
 
-  PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
-                         const SearchSpace& space) override {
-    return prepare_variant(family, problem, config, space, false);
-  }
-  PreparedLaunch prepare_run_time_dims(const KernelFamily& family, const Problem& problem, const Config& config,
-                                       const SearchSpace& space) override {
-    return prepare_variant(family, problem, config, space, true);
-  }
-
-  std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const override {
-    return images().run_time_dims_configs(family, problem);
-  }
-
  private:
   // The exact binary of this config, or (`run_time_dims_binary`) its run-time-dims binary.
   PreparedLaunch prepare_variant(const KernelFamily& family, const Problem& problem, const Config& config,
-                                 const SearchSpace& space, bool run_time_dims_binary) {
+                                 const SearchSpace& space, bool run_time_dims_binary) override {
     current();
     Problem compiled;
     const GpuImage& image = images().choose(family, problem, config, space, run_time_dims_binary, compiled);
@@ -161,7 +148,7 @@ class CudaExecutor final : public Executor {
 
   void current() const { KT_CU(cuCtxSetCurrent(context_)); }
 
-  VariantImages images() const { return {cuda_images(), arch_, "CUDA"}; }
+  VariantImages images() const override { return {cuda_images(), arch_, "CUDA"}; }
 
   CUfunction load(const GpuImage& image) {
     std::lock_guard lock(mutex_);

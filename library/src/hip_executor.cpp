@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "library/src/executor.hpp"
+#include "library/src/gpu_executor.hpp"
 #include "library/src/executors.hpp"
 #include "library/src/gpu_variants.hpp"
 #include "tuner/backends/hip/hip_device.hpp"
@@ -20,7 +20,7 @@
 namespace ktune::library {
 namespace {
 
-class HipExecutor final : public Executor {
+class HipExecutor final : public GpuExecutor {
  public:
   explicit HipExecutor(int index) : index_(index) {
     if (hip_images().empty())
@@ -72,21 +72,9 @@ class HipExecutor final : public Executor {
     KT_HIP_RUNTIME(hipDeviceSynchronize());
   }
 
-  PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
-                         const SearchSpace& space) override {
-    return prepare_variant(family, problem, config, space, false);
-  }
-  PreparedLaunch prepare_run_time_dims(const KernelFamily& family, const Problem& problem, const Config& config,
-                                       const SearchSpace& space) override {
-    return prepare_variant(family, problem, config, space, true);
-  }
-  std::vector<Config> run_time_dims_configs(const KernelFamily& family, const Problem& problem) const override {
-    return images().run_time_dims_configs(family, problem);
-  }
-
  private:
   PreparedLaunch prepare_variant(const KernelFamily& family, const Problem& problem, const Config& config,
-                                 const SearchSpace& space, bool run_time_dims_binary) {
+                                 const SearchSpace& space, bool run_time_dims_binary) override {
     current();
     Problem compiled;
     const GpuImage& image = images().choose(family, problem, config, space, run_time_dims_binary, compiled);
@@ -138,7 +126,7 @@ class HipExecutor final : public Executor {
 
   void current() const { KT_HIP_RUNTIME(hipSetDevice(index_)); }
 
-  VariantImages images() const { return {hip_images(), arch_, "HIP"}; }
+  VariantImages images() const override { return {hip_images(), arch_, "HIP"}; }
 
   hipFunction_t load(const GpuImage& image) {
     const HipLibrary& hip = HipLibrary::device_runtime();
