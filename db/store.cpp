@@ -196,6 +196,13 @@ void Store::finish_run(std::int64_t run_id, const std::string& status) {
   txn.commit();
 }
 
+void Store::set_run_notes(std::int64_t run_id, const nlohmann::json& notes) {
+  Impl& self = Impl::of(impl_);
+  Query update = self.query("UPDATE runs SET notes = ?1 WHERE id = ?2");
+  update->bind_text(1, notes.dump()).bind_int(2, run_id);
+  update->run();
+}
+
 std::map<std::string, StoredMeasurement> Store::load_measurements(std::int64_t device_id,
                                                                   std::int64_t kernel_id,
                                                                   std::int64_t problem_id) {

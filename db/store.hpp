@@ -118,7 +118,9 @@ class Store {
 
   std::int64_t begin_run(const RunInfo& run, std::int64_t device_id, std::int64_t kernel_id,
                          std::int64_t problem_id);
-  void finish_run(std::int64_t run_id, const std::string& status);  // "finished", "interrupted", ...
+  void finish_run(std::int64_t run_id, const std::string& status);
+  // Notes on a run as a JSON object (how its launch was derived, ...): runs.notes.
+  void set_run_notes(std::int64_t run_id, const nlohmann::json& notes);  // "finished", "interrupted", ...
 
   // Every measurement already stored for this device, kernel and problem, keyed by Config::key().
   std::map<std::string, StoredMeasurement> load_measurements(std::int64_t device_id,

@@ -9,8 +9,17 @@ namespace ktune {
 
 double KernelFamily::byte_count(const Problem& problem) const {
   double bytes = 0;
-  for (const auto& tensor : tensors(problem)) bytes += static_cast<double>(tensor.bytes(problem));
+  // A tensor updated in place is read and written.
+  for (const auto& tensor : tensors(problem))
+    bytes += static_cast<double>(tensor.bytes(problem)) * (tensor.read_write ? 2 : 1);
   return bytes;
+}
+
+std::vector<std::pair<std::string, std::string>> KernelFamily::source_defines(const Problem&,
+                                                                              const Config& config) const {
+  std::vector<std::pair<std::string, std::string>> defines;
+  for (const auto& [name, value] : config.values) defines.emplace_back(name, to_string(value));
+  return defines;
 }
 
 std::vector<std::string> KernelFamily::tensor_names(const Problem& problem) const {

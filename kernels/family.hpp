@@ -32,7 +32,9 @@ class CpuKernel;
 //
 // A kernel from outside ktune (a T1 spec's KernelFile, tuner/formats/t1/) gives its own `text` and asks
 // for `raw_defines`: its parameters arrive as `-Dname=value` under their own names, the way
-// Kernel Tuner passes them, and its arguments follow kernel_arguments().
+// Kernel Tuner passes them (after the family's source_defines()), its arguments follow
+// kernel_arguments(), and its `entry` is a name expression (a plain __global__ function or a
+// template instance such as "f<float>"), which the compiler resolves to the symbol it emits.
 struct GpuSource {
   std::string_view file;   // the main file, e.g. "kernels/rmsnorm/rmsnorm.cu"
   std::string_view entry;  // the kernel's extern "C" name
@@ -90,6 +92,13 @@ struct TensorSpec {
   // Stored in this precision instead of the problem's: statistics such as attention's
   // log-sum-exp stay fp32 whatever the precision of the data.
   std::optional<Precision> storage = std::nullopt;
+  // An output whose initial contents the kernel reads (updated in place): uploaded like an input,
+  // never poisoned, checked like an output, and restored before every launch so that every
+  // sample computes the same thing.
+  bool read_write = false;
+  // Also copied into the module's __constant__ symbol of this name before the variant runs (a
+  // T1 spec's MemType Constant, Kernel Tuner's cmem_args); empty for none.
+  std::string constant_symbol = {};
 
   Precision precision(const Problem& problem) const { return storage.value_or(problem.precision); }
   std::int64_t bytes(const Problem& problem) const { return elements * element_bytes(precision(problem)); }
@@ -122,9 +131,41 @@ class KernelFamily {
   // Reads the input tensors and writes the outputs, all in float64. An output element left NaN
   // is not checked (a reference too costly to compute in full checks a sample).
   virtual void reference(const Problem& problem, HostTensors& tensors) const = 0;
-  // False when the family has no reference for its outputs (a T1 spec without
-  // ReferenceArguments): variants then run unverified, with error -1.
-  virtual bool verifies() const { return true; }
+  // False when the family has no reference for the outputs of `problem` (a T1 spec with
+  // verification off, or whose reference is not captured yet): variants then run unverified,
+  // with error -1.
+  virtual bool verifies(const Problem&) const { return true; }
+  // What the outputs are checked against, in words, for the tune's output.
+  virtual std::string verification(const Problem& problem) const {
+    return verifies(problem) ? "the float64 CPU reference" : "none";
+  }
+  // Element-wise closeness instead of the relative L2 error: an output passes when every element
+  // has |got - expected| <= atol + rtol * |expected| (numpy.allclose); the error recorded is the
+  // largest |got - expected| / (atol + rtol * |expected|), passing at 1 or below.
+  struct Closeness {
+    double atol;
+    double rtol;
+  };
+  virtual std::optional<Closeness> closeness() const { return std::nullopt; }
+  // True when the reference of `problem` is the output of a trusted config of the space that is
+  // still to be captured (a T1 spec without ReferenceArguments): the tune session first runs the
+  // default config (else the first that runs) with MeasureSettings::capture_reference, the backend
+  // hands its outputs to keep_reference, and from then on verifies(problem) holds.
+  virtual bool reference_from_config(const Problem&) const { return false; }
+  // The raw outputs (device storage, tensors() order) of the config trusted as the reference.
+  virtual void keep_reference(const Problem&, const std::vector<std::string_view>&) const {}
+  // Forgets a kept reference (its config did not finish its measurement).
+  virtual void drop_reference(const Problem&) const {}
+  // Changes when the reference of `problem` changes (captured): a backend keeping a problem
+  // loaded prepares it again.
+  virtual std::string reference_revision(const Problem&) const { return {}; }
+  // For a source with raw_defines: the defines (name, value) it is compiled with ahead of the
+  // config's own; by default the config's parameters.
+  virtual std::vector<std::pair<std::string, std::string>> source_defines(const Problem& problem,
+                                                                          const Config& config) const;
+  // How the launch geometry is derived, in words, when it is not the search space's own
+  // expressions (a T1 spec: Kernel Tuner's GridDiv rule or GlobalSize); empty otherwise.
+  virtual std::string launch_rule() const { return {}; }
   // Options given to NVRTC after ktune's own, for a source with raw_defines.
   virtual std::vector<std::string> cuda_compiler_options() const { return {}; }
   // Options given to hiprtc after ktune's own, likewise.

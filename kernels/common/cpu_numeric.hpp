@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "tuner/core/precision.hpp"
@@ -115,9 +116,45 @@ bool with_any_storage_type(Precision precision, Fn&& fn) {
   }
 }
 
+// Calls fn.template operator()<T>() with T the C++ type of fp64 or an integer storage type,
+// whose values convert to and from double directly (no float in between); false otherwise.
+template <typename Fn>
+bool with_exact_storage_type(Precision precision, Fn&& fn) {
+  switch (precision) {
+    case Precision::fp64: fn.template operator()<double>(); return true;
+    case Precision::int8: fn.template operator()<std::int8_t>(); return true;
+    case Precision::uint8: fn.template operator()<std::uint8_t>(); return true;
+    case Precision::int16: fn.template operator()<std::int16_t>(); return true;
+    case Precision::uint16: fn.template operator()<std::uint16_t>(); return true;
+    case Precision::int32: fn.template operator()<std::int32_t>(); return true;
+    case Precision::uint32: fn.template operator()<std::uint32_t>(); return true;
+    case Precision::int64: fn.template operator()<std::int64_t>(); return true;
+    case Precision::uint64: fn.template operator()<std::uint64_t>(); return true;
+    default: return false;
+  }
+}
+
+// Any storage type at all: the float formats through float, the exact ones through double.
+template <typename Fn>
+bool with_every_storage_type(Precision precision, Fn&& fn) {
+  return with_exact_storage_type(precision, fn) || with_any_storage_type(precision, fn);
+}
+
+// An element as double, whatever its storage.
+template <typename T>
+double to_double(T x) {
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, fp16>) return static_cast<double>(x);
+  else return to_float(x);
+}
+
 // Host copies of tensors: float64 values to the precision's storage and back, element by element.
 // Every backend converts its inputs and reads back its outputs through these.
 inline void store_values(Precision precision, const std::vector<double>& values, void* out) {
+  const bool exact = with_exact_storage_type(precision, [&]<typename T>() {
+    T* typed = static_cast<T*>(out);
+    for (std::size_t i = 0; i < values.size(); ++i) typed[i] = static_cast<T>(values[i]);
+  });
+  if (exact) return;
   with_any_storage_type(precision, [&]<typename T>() {
     T* typed = static_cast<T*>(out);
     for (std::size_t i = 0; i < values.size(); ++i) typed[i] = from_float<T>(static_cast<float>(values[i]));
@@ -125,9 +162,9 @@ inline void store_values(Precision precision, const std::vector<double>& values,
 }
 
 inline void load_values(Precision precision, const void* in, std::vector<double>& values) {
-  with_any_storage_type(precision, [&]<typename T>() {
+  with_every_storage_type(precision, [&]<typename T>() {
     const T* typed = static_cast<const T*>(in);
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_float(typed[i]);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_double(typed[i]);
   });
 }
 

@@ -22,7 +22,7 @@ std::optional<Precision> public_precision(ktune::Precision precision) {
     case ktune::Precision::fp16: return Precision::fp16;
     case ktune::Precision::bf16: return Precision::bf16;
     case ktune::Precision::fp8_e4m3: return Precision::fp8_e4m3;
-    case ktune::Precision::fp64: return std::nullopt;
+    default: return std::nullopt;  // fp64 and the integer storage types: not a library precision
   }
   return std::nullopt;
 }

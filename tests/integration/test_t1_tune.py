@@ -99,7 +99,8 @@ class T1Tune(harness.KtuneTestCase):
         cases = [
             (lambda s: s["KernelSpecification"].update(KernelFile="missing.cu"), "missing.cu"),
             (lambda s: s["KernelSpecification"].update(Language="OpenCL"), "Language"),
-            (lambda s: s["KernelSpecification"]["Arguments"][0].update(AccessType="ReadWrite"), "ReadWrite"),
+            (lambda s: s["KernelSpecification"]["Arguments"][0].update(AccessType="Sometimes"), "AccessType"),
+            (lambda s: s["KernelSpecification"]["Arguments"][1].update(MemType="Texture"), "MemType"),
             (lambda s: s["KernelSpecification"]["Arguments"][1].update(FillType="Script"), "FillType"),
             (lambda s: s["KernelSpecification"]["Arguments"][1].update(DataSource="nowhere.bin"), "nowhere.bin"),
             (lambda s: s["KernelSpecification"]["Arguments"][1].update(Size="ProblemSize[3]"), "ProblemSize[3]"),

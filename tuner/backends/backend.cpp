@@ -3,7 +3,10 @@
 namespace ktune {
 
 nlohmann::json MeasureSettings::to_json() const {
-  return {{"seed", seed}, {"warmup_runs", warmup_runs}, {"stopping", stopping.to_json()}};
+  return {{"seed", seed},
+          {"warmup_runs", warmup_runs},
+          {"stopping", stopping.to_json()},
+          {"capture_reference", capture_reference}};
 }
 
 MeasureSettings MeasureSettings::from_json(const nlohmann::json& json) {
@@ -11,6 +14,7 @@ MeasureSettings MeasureSettings::from_json(const nlohmann::json& json) {
   settings.seed = json.value("seed", settings.seed);
   settings.warmup_runs = json.value("warmup_runs", settings.warmup_runs);
   if (json.contains("stopping")) settings.stopping = StoppingCriteria::from_json(json.at("stopping"));
+  settings.capture_reference = json.value("capture_reference", false);
   return settings;
 }
 

@@ -21,6 +21,9 @@ struct MeasureSettings {
   std::uint64_t seed = 0;          // inputs are drawn from this seed (a fresh one per problem)
   int warmup_runs = 2;             // untimed runs after the verification run
   StoppingCriteria stopping;
+  // The variant is the family's trusted reference (KernelFamily::reference_from_config): its
+  // outputs go to keep_reference instead of being checked.
+  bool capture_reference = false;
 
   nlohmann::json to_json() const;
   static MeasureSettings from_json(const nlohmann::json& json);

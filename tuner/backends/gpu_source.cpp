@@ -152,8 +152,9 @@ std::vector<std::string> variant_defines(const KernelFamily& family, const Probl
   for (const auto& [name, value] : problem.dims) defines.push_back("-DKT_DIM_" + upper(name) + "=" + std::to_string(value));
   const GpuSource* source = family.cuda_source();
   if (source && source->raw_defines) {
-    // Kernel Tuner's convention: each parameter under its own name, values as they are.
-    for (const auto& [name, value] : config.values) defines.push_back("-D" + name + "=" + to_string(value));
+    // Kernel Tuner's convention: each parameter under its own name, values as they are, after
+    // what the family derives (a T1 kernel's launch sizes).
+    for (const auto& [name, value] : family.source_defines(problem, config)) defines.push_back("-D" + name + "=" + value);
     return defines;
   }
   for (const auto& [name, value] : config.values) {
@@ -162,6 +163,17 @@ std::vector<std::string> variant_defines(const KernelFamily& family, const Probl
     defines.push_back("-DKT_" + upper(name) + "=" + (text ? "KT_" + upper(name) + "_" + *text : to_string(value)));
   }
   return defines;
+}
+
+std::optional<std::string> cached_entry_name(const std::filesystem::path& binary) {
+  std::ifstream in(binary.string() + ".entry");
+  std::string name;
+  if (!in || !std::getline(in, name) || name.empty()) return std::nullopt;
+  return name;
+}
+
+void keep_entry_name(const std::filesystem::path& binary, const std::string& lowered) {
+  write_file_atomically(binary.string() + ".entry", lowered + "\n");
 }
 
 std::filesystem::path default_binary_cache_dir() {

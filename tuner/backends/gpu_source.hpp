@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -53,6 +54,13 @@ struct EmbeddedHeaders {
 // kernels cannot store (`supported` lists those of the backend).
 std::vector<std::string> variant_defines(const KernelFamily& family, const Problem& problem, const Config& config,
                                          const std::vector<Precision>& supported, const std::string& backend);
+
+// A source with raw_defines names its entry by a name expression ("f", "f<float, 4>"): the
+// compiler resolves it to the symbol it emits (NVRTC's and hiprtc's GetLoweredName), which is
+// kept beside the cached binary in <binary>.entry. These read and write that file; the name is
+// written before the binary, so a binary in the cache always has its name beside it.
+std::optional<std::string> cached_entry_name(const std::filesystem::path& binary);
+void keep_entry_name(const std::filesystem::path& binary, const std::string& lowered);
 
 // $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune, else /tmp/ktune-cache.
 std::filesystem::path default_binary_cache_dir();

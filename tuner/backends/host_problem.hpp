@@ -15,11 +15,11 @@ struct HostProblem {
   std::string key;  // family, problem and seed: a backend keeps one problem loaded
   std::vector<TensorSpec> specs;
   std::vector<std::size_t> bytes;         // each tensor's size on the device
-  std::vector<std::vector<char>> stored;  // each input in its storage precision; empty for outputs
+  std::vector<std::vector<char>> stored;  // each input (and read-write tensor) in its storage; empty for outputs
   HostTensors expected;                   // the reference's outputs (inputs as rounded)
 };
 
-std::string host_problem_key(const Problem& problem, std::uint64_t seed);
+std::string host_problem_key(const KernelFamily& family, const Problem& problem, std::uint64_t seed);
 HostProblem make_host_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed);
 
 }  // namespace ktune

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "kernels/common/cpu_numeric.hpp"
@@ -21,7 +22,7 @@ L2Sums sums_of(const T* got, std::span<const double> expected, std::size_t begin
   L2Sums sums;
   for (std::size_t i = begin; i < end; ++i) {
     if (std::isnan(expected[i])) continue;  // the reference left this element unchecked
-    const double value = cpu::to_float(got[i]);
+    const double value = cpu::to_double(got[i]);
     if (std::isinf(expected[i])) {  // attention's lse of a row that sees no key: only the same infinity passes
       if (value == expected[i]) continue;
       sums.finite = false;
@@ -48,7 +49,7 @@ double stored_outputs_error(const std::vector<StoredOutput>& outputs) {
     const std::size_t workers =
         std::clamp<std::size_t>(n / kChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
     std::vector<L2Sums> parts(workers);
-    cpu::with_any_storage_type(output.precision, [&]<typename T>() {
+    cpu::with_every_storage_type(output.precision, [&]<typename T>() {
       const T* got = static_cast<const T*>(output.data);
       auto run = [&](std::size_t w) { parts[w] = sums_of(got, output.expected, n * w / workers, n * (w + 1) / workers); };
       std::vector<std::jthread> threads;
@@ -66,6 +67,45 @@ double stored_outputs_error(const std::vector<StoredOutput>& outputs) {
     worst = std::max(worst, total.ref_sq > 0 ? std::sqrt(total.diff_sq / total.ref_sq) : std::sqrt(total.diff_sq));
   }
   return worst;
+}
+
+double stored_outputs_closeness(const std::vector<StoredOutput>& outputs, double atol, double rtol) {
+  double worst = 0;
+  for (const StoredOutput& output : outputs) {
+    const std::size_t n = output.expected.size();
+    bool finite = true;
+    cpu::with_every_storage_type(output.precision, [&]<typename T>() {
+      const T* got = static_cast<const T*>(output.data);
+      for (std::size_t i = 0; i < n && finite; ++i) {
+        const double expected = output.expected[i];
+        if (std::isnan(expected)) continue;  // unchecked element
+        const double value = cpu::to_double(got[i]);
+        if (value == expected) continue;     // also the same infinity
+        if (!std::isfinite(value) || std::isinf(expected)) {
+          finite = false;
+          break;
+        }
+        const double allowed = atol + rtol * std::fabs(expected);
+        const double difference = std::fabs(value - expected);
+        worst = std::max(worst, allowed > 0 ? difference / allowed : INFINITY);
+      }
+    });
+    if (!finite) return NAN;
+  }
+  return worst;
+}
+
+OutputCheck check_outputs(const KernelFamily& family, const Problem& problem, const std::vector<StoredOutput>& outputs) {
+  if (const auto close = family.closeness()) {
+    const double error = stored_outputs_closeness(outputs, close->atol, close->rtol);
+    char text[160];
+    std::snprintf(text, sizeof text, "largest |got - expected| / (atol + rtol |expected|) = %.3g (atol %.1e, rtol %.1e)",
+                  error, close->atol, close->rtol);
+    return {error, Verdict{error <= 1.0, std::isnan(error) ? "an output holds NaN or infinity where the reference does not"
+                                                               : std::string(text)}};
+  }
+  const double error = stored_outputs_error(outputs);
+  return {error, judge_error(error, family.tolerance(problem.precision))};
 }
 
 }  // namespace ktune

@@ -11,7 +11,9 @@
 #include <span>
 #include <vector>
 
+#include "kernels/family.hpp"
 #include "tuner/core/precision.hpp"
+#include "tuner/measure/verify.hpp"
 
 namespace ktune {
 
@@ -26,5 +28,17 @@ struct StoredOutput {
 // The largest relative_l2_error (tuner/measure/verify.hpp) of the outputs: NaN when any stored
 // value is NaN or infinite.
 double stored_outputs_error(const std::vector<StoredOutput>& outputs);
+// The largest |got - expected| / (atol + rtol * |expected|) over every checked element (numpy's
+// allclose passes at 1 or below): NaN when a stored value is NaN or infinite where the reference
+// is not the same value.
+double stored_outputs_closeness(const std::vector<StoredOutput>& outputs, double atol, double rtol);
+
+// The outputs judged as the family asks: its closeness() when it has one, else the relative L2
+// error against its tolerance. Every GPU backend verifies through this.
+struct OutputCheck {
+  double error;
+  Verdict verdict;
+};
+OutputCheck check_outputs(const KernelFamily& family, const Problem& problem, const std::vector<StoredOutput>& outputs);
 
 }  // namespace ktune

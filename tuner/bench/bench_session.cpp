@@ -135,15 +135,6 @@ std::optional<double> BenchItem::percent_of_peak() const {
   return 100.0 * bytes / (median_ns * 1e-9) / *peak_bytes_per_second;
 }
 
-std::optional<double> peak_memory_bandwidth(const DeviceInfo& device) {
-  const auto& p = device.properties;
-  if (!p.contains("memory_clock_khz") || !p.contains("memory_bus_width") || !p["memory_clock_khz"].is_number() ||
-      !p["memory_bus_width"].is_number())
-    return std::nullopt;
-  const double peak = 2.0 * p["memory_clock_khz"].get<double>() * 1e3 * p["memory_bus_width"].get<double>() / 8.0;
-  return peak > 0 ? std::optional<double>(peak) : std::nullopt;
-}
-
 std::string benchmark_name(const std::string& backend, const Problem& problem) {
   std::string dims;
   for (const auto& [name, value] : problem.dims) dims += (dims.empty() ? "" : ",") + name + "=" + std::to_string(value);

@@ -83,10 +83,6 @@ class BenchObserver {
   virtual void finished_item(const BenchItem&) {}
 };
 
-// The device's theoretical memory bandwidth in bytes/s, from its memory clock and bus width
-// (double data rate), when the backend reports them (CUDA: 4.8e12 on an H200).
-std::optional<double> peak_memory_bandwidth(const DeviceInfo& device);
-
 // The benchmark name of a problem: "<family>/<backend>/<dim>=<v>,.../<precision>".
 std::string benchmark_name(const std::string& backend, const Problem& problem);
 

@@ -3,12 +3,15 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "db/store.hpp"
 #include "kernels/family.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/formats/t1/t1_kernel.hpp"
+#include "tuner/formats/t1/t1_space.hpp"
 #include "tuner/tune/export_tuned.hpp"
 #include "tuner/tune/space_files.hpp"
 
@@ -19,6 +22,7 @@ struct ExportOptions {
   std::vector<std::string> kernels;
   std::string backend = "cpu";
   std::string out = "tuned";
+  std::string t1_spec;  // export the kernel of this T1 spec, with the spec's parameters
 };
 
 // The header's fallback config comes from the kernel's search space for the backend.
@@ -30,13 +34,23 @@ void require_space_file(const std::string& kernel, const std::string& backend) {
                      "kernel");
 }
 
-int run_export(const ExportOptions& options, const CommonOptions& common) {
+int run_export(const ExportOptions& given, const CommonOptions& common) {
+  ExportOptions options = given;
+  std::optional<SearchSpace> t1_space;
+  if (!options.t1_spec.empty()) {
+    if (!options.kernels.empty()) throw InputError("--t1 exports the spec's own kernel; leave out --kernel");
+    const KernelFamily& family = register_t1_kernel(options.t1_spec);
+    options.kernels = {family.name()};
+    if (options.backend == "cpu") options.backend = t1_default_backend(family);
+    t1_space = load_t1_space(options.t1_spec);
+  }
   // Names first: they need no database. A backend need not be built here to export its results.
   for (const auto& kernel : options.kernels) find_family(kernel);
   const auto backends = known_backend_names();
   if (std::find(backends.begin(), backends.end(), options.backend) == backends.end())
     throw InputError("unknown backend '" + options.backend + "'; valid backends: " + join_names(backends));
-  for (const auto& kernel : options.kernels) require_space_file(kernel, options.backend);
+  if (!t1_space)
+    for (const auto& kernel : options.kernels) require_space_file(kernel, options.backend);
   if (!std::filesystem::exists(common.db))
     throw InputError(common.db + ": no such database; run `ktune tune` first or pass --db PATH");
   check_output_dir(options.out, "--out", "or leave out --out for ./tuned");
@@ -49,10 +63,12 @@ int run_export(const ExportOptions& options, const CommonOptions& common) {
   std::vector<std::string> kernels = options.kernels;
   if (kernels.empty()) kernels = store.measured_families();
   if (kernels.empty()) throw InputError(common.db + ": holds no measurements yet; run `ktune tune` first");
-  for (const auto& kernel : kernels) require_space_file(kernel, options.backend);
+  if (!t1_space)
+    for (const auto& kernel : kernels) require_space_file(kernel, options.backend);
   nlohmann::json written = nlohmann::json::array();
   for (const auto& kernel : kernels) {
-    const auto exported = export_tuned_family(store, kernel, options.backend, options.out);
+    const auto exported =
+        export_tuned_family(store, kernel, options.backend, options.out, t1_space ? &*t1_space : nullptr);
     written.push_back({{"kernel", kernel}, {"header", exported.header.string()}, {"entries", exported.entries}});
     if (!common.json)
       std::cout << exported.header.string() << ": " << exported.entries << " tuned "
@@ -73,7 +89,13 @@ void register_export(CLI::App& app, CommonOptions& common, Action& action) {
       "Lookup in the header falls back device -> architecture -> vendor -> default, nearest shape first.\n"
       "A database read-only to you (the file or its folder) is read without writing to it.");
   command->add_option("--kernel,-k", options->kernels, "Kernel to export; repeat for several (default: all measured)");
-  command->add_option("--backend,-b", options->backend, "Backend whose results to export")->capture_default_str();
+  command->add_option("--backend,-b", options->backend,
+                      "Backend whose results to export (with --t1: the spec's Language unless given)")
+      ->capture_default_str();
+  command->add_option("--t1", options->t1_spec,
+                      "Export the kernel of this T1 spec (tuned with ktune tune --t1): a header with the spec's\n"
+                      "parameters, its default config as the fallback")
+      ->check(CLI::ExistingFile);
   command->add_option("--out,-o", options->out, "Output directory")
       ->capture_default_str()
       ->check(non_empty("give a directory, or leave out --out for ./tuned"));

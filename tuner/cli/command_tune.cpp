@@ -52,6 +52,9 @@ struct TuneOptions {
   bool no_export = false;
   std::string record_dir;
   std::string t1_spec;
+  bool no_verify = false;
+  std::optional<double> atol;
+  std::optional<double> rtol;
   bool compile_only = false;
   bool fast_compile = false;
   bool covering_sample = false;
@@ -92,8 +95,23 @@ void print_summary(const TuneSummary& s, const std::string& header) {
               join_names(sources) + ")";
   }
   line("search", search);
+  if (!s.launch_rule.empty()) {
+    line("launch", s.launch_rule);
+    if (s.default_launch.contains("launch")) {
+      const auto& l = s.default_launch["launch"];
+      auto axis = [&](const char* name) { return std::to_string(l.value(name, std::int64_t{1})); };
+      line("", "default config: grid " + axis("grid_x") + "x" + axis("grid_y") + "x" + axis("grid_z") + ", block " +
+                   axis("block_x") + "x" + axis("block_y") + "x" + axis("block_z") +
+                   (l.value("shared_bytes", std::int64_t{0}) > 0 ? ", " + axis("shared_bytes") + " B shared" : ""));
+    }
+  }
+  line("verified", s.verification.empty() ? "-" : s.verification);
+  if (s.reference_config) line("reference", s.reference_config->describe());
   line("visited", std::to_string(s.evaluated) + " measured now, " + std::to_string(s.reused) +
                       " reused from the database (" + outcomes + "); " + s.stop_reason);
+  if (s.implausible > 0)
+    line("IMPLAUSIBLE", std::to_string(s.implausible) + " results faster than the memory allows, e.g. " +
+                            s.implausible_example);
   if (s.best) {
     line("best", s.best->config.describe());
     line("", timing(*s.best));
@@ -157,7 +175,11 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     if (!options.backend.empty() && options.backend != "cuda" && options.backend != "hip")
       throw InputError("--t1: the spec's kernel runs on the cuda or hip backend, not " + options.backend);
     const std::vector<const KernelFamily*> built_in = all_families();
-    const KernelFamily& family = register_t1_kernel(options.t1_spec);
+    T1Options t1_options;
+    t1_options.verify = !options.no_verify;
+    t1_options.atol = options.atol.value_or(t1_options.atol);
+    t1_options.rtol = options.rtol.value_or(t1_options.rtol);
+    const KernelFamily& family = register_t1_kernel(options.t1_spec, t1_options);
     for (const KernelFamily* other : built_in)
       if (other->name() == family.name())
         throw InputError(options.t1_spec + ": the benchmark is named '" + family.name() +
@@ -166,6 +188,9 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     t1_backend = t1_default_backend(family);
     precision = family.precisions().front();  // the type of the spec's vectors
   }
+  if (options.t1_spec.empty() && (options.no_verify || options.atol || options.rtol))
+    throw InputError("--no-verify, --atol and --rtol apply to a T1 spec's kernel (--t1): ktune's own families are "
+                     "always checked against their float64 reference, within the tolerance of design.md");
   for (const auto& kernel : kernels) find_family(kernel);  // unknown names fail before any work
   if (!options.space_file.empty() && kernels.size() != 1)
     throw InputError("--space " + options.space_file + " is the search space of one kernel, but this tune has " +
@@ -190,9 +215,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     check_arch(backend, options.arch);
   }
   // The export directory is checked before the tune, not after minutes of measuring.
-  // A T1 kernel has no search-space file for a header's fallback: its results stay in the
-  // database and in --record files.
-  const bool no_export = options.no_export || !options.t1_spec.empty();
+  const bool no_export = options.no_export;
   if (!options.compile_only && !no_export)
     check_output_dir(options.export_dir, "--export-dir", "or --no-export");
   if (!options.record_dir.empty()) check_output_dir(options.record_dir, "--record", "or leave out --record");
@@ -252,7 +275,11 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
       // A tune where nothing ran correctly leaves an existing header alone.
       if (!no_export && summary.best) {
         Store store = Store::open(request.db);
-        const auto exported = export_tuned_family(store, kernel, backend, options.export_dir);
+        // A T1 kernel's header takes its parameters and default from the spec.
+        const std::optional<SearchSpace> t1_space =
+            options.t1_spec.empty() ? std::nullopt : std::optional<SearchSpace>(load_t1_space(options.t1_spec));
+        const auto exported = export_tuned_family(store, kernel, backend, options.export_dir,
+                                                  t1_space ? &*t1_space : nullptr);
         header = exported.header.string();
         json["header"] = header;
       }
@@ -332,11 +359,24 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       ->capture_default_str()
       ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max(), "a whole number of at least 0 (e.g. 7)"));
   command->add_option("--t1", options->t1_spec,
-                      "Tune the kernel of a T1 spec (Kernel Tuner/KTT/BAT JSON): its KernelFile, arguments,\n"
-                      "launch sizes, parameters and conditions, checked against its ReferenceArguments;\n"
-                      "CUDA through NVRTC, or HIP through hiprtc (the spec's Language, unless --backend says\n"
-                      "otherwise). Results go to the database (and --record), not to headers")
+                      "Tune the kernel of a T1 spec (Kernel Tuner/KTT/BAT JSON): its KernelFile (a plain\n"
+                      "__global__ function, an extern \"C\" one or a template instance), arguments (ReadWrite\n"
+                      "vectors restored before every launch, MemType Constant copied to the __constant__\n"
+                      "symbol), parameters and conditions, launched as Kernel Tuner launches it (grid =\n"
+                      "ProblemSize / GridDiv, block = block_size_x/y/z; GlobalSize without GridDiv). Outputs\n"
+                      "are checked against its ReferenceArguments, else against the output of its default\n"
+                      "config (else the first config that runs), within --atol/--rtol. CUDA through NVRTC,\n"
+                      "or HIP through hiprtc (the spec's Language, unless --backend says otherwise). The\n"
+                      "header exported holds the spec's parameters")
       ->check(CLI::ExistingFile);
+  command->add_flag("--no-verify", options->no_verify,
+                    "With --t1: do not check outputs (every result's error is -1; the summary says so)");
+  command->add_option("--atol", options->atol,
+                      "With --t1: absolute tolerance of the output check, |got - expected| <= atol + rtol |expected|\n"
+                      "element by element (numpy.allclose, as Kernel Tuner checks; default 1e-6)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--rtol", options->rtol, "With --t1: relative tolerance of the output check (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--space", options->space_file, "Search-space JSON instead of search_spaces/<kernel>.<backend>.json")
       ->check(non_empty("give the path of a search-space JSON file, or leave out --space for the kernel's own"));
   command->add_option("--config-timeout", options->config_timeout,

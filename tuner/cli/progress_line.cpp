@@ -35,7 +35,10 @@ void ProgressLine::visited(const TuneSummary& summary, std::size_t planned) {
                 summary.family.c_str(), summary.backend.c_str(), done, planned, summary.reused, rate,
                 rate > 0 ? static_cast<double>(planned - std::min(done, planned)) / rate : 0.0,
                 summary.best ? format_duration_ns(summary.best->stats.median_ns).c_str() : "-");
-  draw(text);
+  std::string line = text;
+  // A time the device's memory could not have delivered is a bug until explained: said at once.
+  if (summary.implausible > 0) line += "  IMPLAUSIBLE " + std::to_string(summary.implausible);
+  draw(line);
 }
 
 void ProgressLine::finished(const TuneSummary&) {

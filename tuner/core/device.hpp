@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,5 +24,9 @@ struct DeviceInfo {
   nlohmann::json to_json() const;
   static DeviceInfo from_json(const nlohmann::json& json);
 };
+
+// The device's theoretical memory bandwidth in bytes/s, from its memory clock and bus width
+// (double data rate), when the backend reports them (CUDA: 4.8e12 on an H200).
+std::optional<double> peak_memory_bandwidth(const DeviceInfo& device);
 
 }  // namespace ktune

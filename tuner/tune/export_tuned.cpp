@@ -16,9 +16,9 @@ std::filesystem::path export_dir_for(const std::filesystem::path& out_dir, const
 }
 
 ExportedFamily export_tuned_family(Store& store, const std::string& family_name, const std::string& backend,
-                                   const std::filesystem::path& out_dir) {
+                                   const std::filesystem::path& out_dir, const SearchSpace* given_space) {
   const KernelFamily& family = find_family(family_name);
-  const SearchSpace space = SearchSpace::load(default_space_file(family.name(), backend));
+  const SearchSpace space = given_space ? *given_space : SearchSpace::load(default_space_file(family.name(), backend));
   ExportFamily input;
   input.family = family.name();
   input.backend = backend;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "db/store.hpp"
+#include "tuner/core/search_space.hpp"
 
 namespace ktune {
 
@@ -18,7 +19,8 @@ struct ExportedFamily {
 // so each backend's headers go to <out_dir>/<backend>/<family>.hpp, in namespace
 // ktune::tuned::<backend>::<family>: two backends' tables can be used in one program.
 std::filesystem::path export_dir_for(const std::filesystem::path& out_dir, const std::string& backend);
+// `space` replaces the family's search-space file (a T1 spec's own space); nullptr for the file.
 ExportedFamily export_tuned_family(Store& store, const std::string& family, const std::string& backend,
-                                   const std::filesystem::path& out_dir);
+                                   const std::filesystem::path& out_dir, const SearchSpace* space = nullptr);
 
 }  // namespace ktune

@@ -1,6 +1,7 @@
 #include "tuner/tune/tune_session.hpp"
 
 #include <numeric>
+#include <cstdio>
 
 #include <chrono>
 #include <cmath>
@@ -122,6 +123,12 @@ nlohmann::json TuneSummary::to_json() const {
   }
   if (best && default_config && best->stats.median_ns > 0)
     out["speedup_over_default"] = default_config->stats.median_ns / best->stats.median_ns;
+  out["verification"] = verification;
+  if (reference_config) out["reference_config"] = reference_config->to_json();
+  if (!launch_rule.empty() || !default_launch.empty())
+    out["geometry"] = {{"rule", launch_rule}, {"default", default_launch}};
+  out["implausible"] = implausible;
+  if (!implausible_example.empty()) out["implausible_example"] = implausible_example;
   return out;
 }
 
@@ -137,6 +144,24 @@ void check_problem_fits(const Problem& problem, double bytes, const DeviceInfo& 
                      std::to_string(static_cast<long long>(std::ceil(needed_bytes / (1 << 30)))) + " GiB, more than the " +
                      std::to_string(memory->second >> 30) + " GiB of " + device.name +
                      "; choose a smaller --shape");
+}
+
+// A time shorter than the device's memory could move the family's bytes in (each input read
+// once, each output written once, at the peak bandwidth) cannot have been measured: flagged, with
+// why, where the L2 was flushed between samples (otherwise a warm cache may legitimately beat
+// memory). Empty when plausible or when the bound is unknown.
+std::string implausibility(const EvaluationResult& result, double bytes, const DeviceInfo& device) {
+  if (result.outcome != Outcome::ok || bytes <= 0 || !result.environment.value("l2_flushed", false)) return {};
+  const auto peak = peak_memory_bandwidth(device);
+  if (!peak || *peak <= 0) return {};
+  const double fastest_ns = bytes / *peak * 1e9;
+  if (result.stats.median_ns >= fastest_ns) return {};
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "timed %.4g us, but moving its %.4g MB at the peak %.4g GB/s takes at least %.4g us: the kernel "
+                "does less work than its arguments imply, or the timing is wrong",
+                result.stats.median_ns * 1e-3, bytes * 1e-6, *peak * 1e-9, fastest_ns * 1e-3);
+  return text;
 }
 
 // What every device-model tune of one request shares.
@@ -168,6 +193,14 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   summary.flops = in.family.flop_count(problem);
 
   const SpaceContext context = make_context(problem, device);
+  summary.launch_rule = in.family.launch_rule();
+  if (valid.size() > 0) {
+    // The launch of the default config (else the first valid one), printed and kept with the run.
+    const Config shown = in.space.default_config() && valid.find(*in.space.default_config())
+                             ? *in.space.default_config()
+                             : valid.config(0);
+    summary.default_launch = {{"config", shown.to_json()}, {"launch", launch_geometry(in.space, shown, context)}};
+  }
   summary.space_total = valid.total();
   summary.space_valid = valid.size();
   summary.space_seconds = valid.seconds();
@@ -202,8 +235,11 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
               summary.strategy, request.seed};
   summary.run_id = store.begin_run(run, device_id, kernel_id, problem_id);
   RunGuard run_guard(store, summary.run_id);
+  if (!summary.launch_rule.empty()) store.set_run_notes(summary.run_id, {{"launch_rule", summary.launch_rule},
+                                                                         {"default_launch", summary.default_launch}});
   auto stored = store.load_measurements(device_id, kernel_id, problem_id);
 
+  std::uint64_t next_job_id = 1;
   // The family's default goes first, so every tune reports its speed-up over the default.
   std::optional<std::size_t> default_index;
   if (in.space.default_config()) default_index = valid.find(*in.space.default_config());
@@ -225,6 +261,66 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
                                             BuildEffort::full, in.space.launch_only_names());
   EvaluationTask task{request.backend, problem, request.measure, request.config_timeout_s};
   task.settings.seed = mix_seed(request.seed, problem.key());
+
+  // A measurement back from a device: stamped, recorded, counted.
+  auto record = [&](FinishedEvaluation& done, bool retry) {
+    EvaluationResult& result = done.result;
+    result.environment["evaluation_seconds"] = done.evaluation_seconds;
+    if (done.prepare_seconds > 0) result.environment["prepare_seconds"] = done.prepare_seconds;
+    result.environment["config_timeout_s"] = request.config_timeout_s;
+    result.environment["launch"] = done.job.launch;  // derived geometry, kept with the result
+    if (summary.devices.size() > 1) result.environment["measured_on"] = done.device;
+    result.environment["tune_seconds"] = elapsed();  // when in the tune it came back
+    if (const std::string why = implausibility(result, summary.bytes, device); !why.empty()) {
+      result.environment["implausible"] = why;
+      ++summary.implausible;
+      if (summary.implausible_example.empty()) summary.implausible_example = done.job.config.key() + ": " + why;
+    }
+    store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, done.job.config, result, retry);
+    ++summary.evaluated;
+  };
+
+  // The family keeps the output of a trusted config as its reference (a T1 spec without
+  // ReferenceArguments): the default config, else the first config that runs in the space's
+  // order, measured alone before the tune proper, which then checks every other config against it.
+  // Measured before the tune proper (the reference): visited, not reused, when it comes to them.
+  std::set<std::string> measured_first;
+  double spent_seconds = 0;
+  if (in.family.reference_from_config(problem)) {
+    EvaluationTask capture = task;
+    capture.settings.capture_reference = true;
+    std::vector<std::size_t> candidates;
+    if (default_index) candidates.push_back(*default_index);
+    for (std::size_t index = 0; index < valid.size() && candidates.size() < 32; ++index)
+      if (index != default_index) candidates.push_back(index);
+    std::string failures;
+    for (std::size_t index : candidates) {
+      const Config config = valid.config(index);
+      pool.begin(capture, device.fingerprint, builder.get());
+      pool.submit(EvaluationJob{next_job_id++, index, config, launch_geometry(in.space, config, context)});
+      FinishedEvaluation done = pool.wait();
+      pool.end();
+      done.result.environment["reference"] = true;
+      record(done, stored.count(config.key()) > 0);
+      stored[config.key()] = StoredMeasurement{0, summary.run_id, config, done.result, ""};
+      measured_first.insert(config.key());
+      spent_seconds += done.evaluation_seconds;
+      if (done.result.outcome == Outcome::ok) {
+        summary.reference_config = config;
+        break;
+      }
+      in.family.drop_reference(problem);
+      failures += "\n  " + config.key() + ": " + std::string(to_string(done.result.outcome)) + " " +
+                  done.result.message.substr(0, 200);
+      if (g_stop_requested.load()) break;
+    }
+    if (!summary.reference_config)
+      throw CheckFailed("no config of " + in.space_file.string() + " ran to keep its output as the reference for the "
+                        "others (the default first, then the space in order; " + std::to_string(candidates.size()) +
+                        " tried):" + failures + "\nFix the kernel or its launch, give ReferenceArguments, or pass "
+                        "--no-verify to tune unverified");
+  }
+  summary.verification = in.family.verification(problem);
   pool.begin(task, device.fingerprint, builder.get());
   // Declared after the builder, so that on an exception the devices stop using it before it goes.
   struct PoolTask {
@@ -269,9 +365,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   // The time limit is on time spent evaluating configs per device; reused results count with the
   // time they took when they were measured, so an identical rerun stops exactly where the first
   // run stopped and measures nothing new. N devices do N times the work in the same time.
-  double spent_seconds = 0;
   std::set<std::string> retried;  // keys of stored results measured again in this run
-  std::uint64_t next_job_id = 1;
   bool proposing = true;
   while (true) {
     // Hand out configs while a device is free; stop proposing once a limit is reached.
@@ -296,6 +390,10 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       if (found == stored.end())
         if (auto fresh = store.find_measurement(device_id, kernel_id, problem_id, config.key()))
           found = stored.emplace(config.key(), std::move(*fresh)).first;
+      if (measured_first.erase(config.key()) > 0) {
+        visited(*index, config, found->second.result);
+        continue;
+      }
       const bool retry = found != stored.end() && worth_retrying(found->second.result, request.config_timeout_s);
       if (found != stored.end() && !retry) {
         ++summary.reused;
@@ -326,18 +424,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       continue;  // only reused configs so far; propose again
     }
     FinishedEvaluation done = pool.wait();
-    EvaluationResult& result = done.result;
-    result.environment["evaluation_seconds"] = done.evaluation_seconds;
-    if (done.prepare_seconds > 0) result.environment["prepare_seconds"] = done.prepare_seconds;
-    result.environment["config_timeout_s"] = request.config_timeout_s;
-    result.environment["launch"] = done.job.launch;  // derived geometry, kept with the result
-    if (summary.devices.size() > 1) result.environment["measured_on"] = done.device;
-    result.environment["tune_seconds"] = elapsed();  // when in the tune it came back
     spent_seconds += done.evaluation_seconds;
-    const bool retry = retried.erase(done.job.config.key()) > 0;
-    store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, done.job.config, result, retry);
-    ++summary.evaluated;
-    visited(done.job.index, done.job.config, result);
+    record(done, retried.erase(done.job.config.key()) > 0);
+    visited(done.job.index, done.job.config, done.result);
   }
   pool.end();
   pool_task.ended = true;

@@ -90,6 +90,16 @@ struct TuneSummary {
   std::size_t prior_from_database = 0;    // earlier tunes (tune_prior.hpp)
   std::size_t prior_starting_points = 0;  // the space's starting points
   std::string strategy;  // the one that ran ("auto" resolved: resolve_strategy)
+  std::string verification;               // what outputs were checked against (KernelFamily::verification)
+  std::optional<Config> reference_config;  // the config whose output became the reference, when one did
+  // How the launch was derived (KernelFamily::launch_rule; empty for the space's own expressions)
+  // and the launch of the default config: {"config", "launch"}.
+  std::string launch_rule;
+  nlohmann::json default_launch = nlohmann::json::object();
+  // Results faster than the device's memory allows for the bytes they move (flagged in their
+  // environment as "implausible"), and the first one's config and reason.
+  std::size_t implausible = 0;
+  std::string implausible_example;
 
   nlohmann::json to_json() const;
 };

@@ -28,7 +28,11 @@ struct DeviceBuffer {
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t size) : bytes(size) { KT_CU(cuMemAlloc(&pointer, size == 0 ? 1 : size)); }
   DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) { other.pointer = 0; }
-  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(pointer, other.pointer);
+    std::swap(bytes, other.bytes);
+    return *this;
+  }
   ~DeviceBuffer() {
     if (pointer) CudaDriver::get().cuMemFree(pointer);
   }
@@ -50,6 +54,9 @@ struct CudaBackend::Impl {
     std::string key;
     std::vector<TensorSpec> specs;
     std::vector<DeviceBuffer> buffers;
+    // The initial contents of each read-write tensor (empty elsewhere), copied back before
+    // every launch.
+    std::vector<DeviceBuffer> pristine;
     HostTensors expected;
   };
   std::unique_ptr<ProblemState> state;
@@ -68,7 +75,7 @@ struct CudaBackend::Impl {
   }
 
   ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
-    if (state && state->key == host_problem_key(problem, seed)) return *state;
+    if (state && state->key == host_problem_key(family, problem, seed)) return *state;
     state.reset();
     HostProblem host = make_host_problem(family, problem, seed);
     auto fresh = std::make_unique<ProblemState>();
@@ -78,6 +85,11 @@ struct CudaBackend::Impl {
       fresh->buffers.emplace_back(host.bytes[t]);
       if (!host.stored[t].empty())
         KT_CU(cuMemcpyHtoD(fresh->buffers.back().pointer, host.stored[t].data(), host.stored[t].size()));
+      fresh->pristine.emplace_back();
+      if (host.specs[t].read_write) {
+        fresh->pristine.back() = DeviceBuffer(host.bytes[t]);
+        KT_CU(cuMemcpyDtoD(fresh->pristine.back().pointer, fresh->buffers.back().pointer, host.bytes[t]));
+      }
     }
     fresh->expected = std::move(host.expected);
     state = std::move(fresh);
@@ -168,6 +180,27 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       result.message = std::string("loading the variant failed: ") + e.what();
       return result;
     }
+    // MemType Constant tensors: copied into the module's __constant__ symbol of their name.
+    std::string constant_note;
+    for (std::size_t t = 0; t < state.specs.size(); ++t) {
+      const std::string& symbol = state.specs[t].constant_symbol;
+      if (symbol.empty()) continue;
+      CUdeviceptr address = 0;
+      std::size_t size = 0;
+      const CUresult found = CudaDriver::get().cuModuleGetGlobal(&address, &size, self.module, symbol.c_str());
+      if (found == CUDA_ERROR_NOT_FOUND) {  // this variant does not read it (compiled out)
+        constant_note += "; no __constant__ " + symbol + " in this variant";
+        continue;
+      }
+      CudaDriver::get().check(found, ("cuModuleGetGlobal(" + symbol + ")").c_str(), __FILE__, __LINE__);
+      if (size < state.buffers[t].bytes) {
+        result.outcome = Outcome::unsupported;
+        result.message = "__constant__ " + symbol + " holds " + std::to_string(size) + " bytes, but the argument has " +
+                         std::to_string(state.buffers[t].bytes) + "; make the symbol at least as large as its Size";
+        return result;
+      }
+      KT_CU(cuMemcpyDtoD(address, state.buffers[t].pointer, state.buffers[t].bytes));
+    }
     const auto grid_x = variant.launch_or("grid_x", 0);
     if (grid_x <= 0) {
       result.outcome = Outcome::unsupported;
@@ -249,12 +282,21 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
                        std::to_string(cluster_x);
       return result;
     }
+    // Read-write tensors get their initial contents back before every launch (outside the timed
+    // events), so every sample computes the same thing.
+    auto restore = [&] {
+      for (std::size_t t = 0; t < state.specs.size(); ++t)
+        if (state.specs[t].read_write)
+          KT_CU(cuMemcpyDtoDAsync(state.buffers[t].pointer, state.pristine[t].pointer, state.buffers[t].bytes, nullptr));
+    };
     auto launch = [&] { launch_kernel(function, geometry, arguments.data(), nullptr); };
 
     // Verification on poisoned outputs: 0xFF bytes are NaN in every float format.
     for (std::size_t t = 0; t < state.specs.size(); ++t)
-      if (state.specs[t].is_output) KT_CU(cuMemsetD8(state.buffers[t].pointer, 0xFF, state.buffers[t].bytes));
+      if (state.specs[t].is_output && !state.specs[t].read_write)
+        KT_CU(cuMemsetD8(state.buffers[t].pointer, 0xFF, state.buffers[t].bytes));
     try {
+      restore();
       launch();
       KT_CU(cuCtxSynchronize());
     } catch (const CudaError& e) {
@@ -273,16 +315,26 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       KT_CU(cuMemcpyDtoH(copies.back().data(), state.buffers[t].pointer, copies.back().size()));
       outputs.push_back({copies.back().data(), state.specs[t].precision(problem), state.expected[t]});
     }
-    const bool verifies = family.verifies();
-    result.error = verifies ? stored_outputs_error(outputs) : -1.0;
-    const Verdict verdict = verifies ? judge_error(result.error, family.tolerance(problem.precision)) : Verdict{true, ""};
+    if (settings.capture_reference) {
+      std::vector<std::string_view> raw;
+      for (const auto& copy : copies) raw.emplace_back(copy.data(), copy.size());
+      family.keep_reference(problem, raw);
+    }
+    const bool verifies = !settings.capture_reference && family.verifies(problem);
+    const OutputCheck check = verifies ? check_outputs(family, problem, outputs) : OutputCheck{-1.0, Verdict{true, ""}};
+    result.error = check.error;
+    Verdict verdict = check.verdict;
+    if (settings.capture_reference) verdict.message = "kept as the reference of the other configs";
     if (!verdict.passed) {
       result.outcome = Outcome::wrong_result;
       result.message = verdict.message;
       return result;
     }
 
-    for (int i = 0; i < settings.warmup_runs; ++i) launch();
+    for (int i = 0; i < settings.warmup_runs; ++i) {
+      restore();
+      launch();
+    }
     CUevent start = nullptr, stop = nullptr;
     KT_CU(cuEventCreate(&start, CU_EVENT_DEFAULT));
     KT_CU(cuEventCreate(&stop, CU_EVENT_DEFAULT));
@@ -290,6 +342,7 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
     result.environment["before"] = self.nvml->read();
     StoppingRule rule(settings.stopping);
     while (!rule.done()) {
+      restore();  // before the flush, so that the restored data is not left in L2 either
       if (flush) KT_CU(cuMemsetD8Async(self.flush_buffer->pointer, 0, self.flush_buffer->bytes, nullptr));
       KT_CU(cuEventRecord(start, nullptr));
       launch();
@@ -311,7 +364,7 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       result.environment["throttled"] = after.get<double>() < 0.95 * before.get<double>();
     result.stats = summarize(result.samples_ns);
     result.outcome = Outcome::ok;
-    result.message = verdict.message + "; " + rule.reason();
+    result.message = verdict.message + "; " + rule.reason() + constant_note;
     return result;
   } catch (const CudaError& e) {
     // Illegal address and the like poison the context: report, then let the worker end.

@@ -91,10 +91,16 @@ CompiledVariant NvrtcCompiler::compile(const KernelFamily& family, const Problem
   // loads on; a real one (sm_90a) gives CUBIN.
   const bool ptx = arch_.rfind("compute_", 0) == 0;
   variant.cubin_path = cache_dir_ / (family.name() + "-" + hex16(fnv1a(key_text)) + (ptx ? ".ptx" : ".cubin"));
+  // A raw source's entry is a name expression; its symbol is kept beside the binary.
+  const bool name_expression = source->raw_defines;
   if (std::filesystem::exists(variant.cubin_path)) {
-    variant.ok = true;
-    variant.cached = true;
-    return variant;
+    const auto lowered = name_expression ? cached_entry_name(variant.cubin_path) : std::optional<std::string>(variant.entry);
+    if (lowered) {
+      variant.entry = *lowered;
+      variant.ok = true;
+      variant.cached = true;
+      return variant;
+    }
   }
 
   const auto start = std::chrono::steady_clock::now();
@@ -104,6 +110,7 @@ CompiledVariant NvrtcCompiler::compile(const KernelFamily& family, const Problem
                               static_cast<int>(headers.texts.size()), headers.texts.data(), headers.names.data()));
   std::vector<const char*> option_ptrs;
   for (const auto& option : options) option_ptrs.push_back(option.c_str());
+  if (name_expression) KT_NVRTC(nvrtcAddNameExpression(program, variant.entry.c_str()));
   const nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(program, &log_size);
@@ -116,8 +123,20 @@ CompiledVariant NvrtcCompiler::compile(const KernelFamily& family, const Problem
     KT_NVRTC(ptx ? nvrtcGetPTXSize(program, &size) : nvrtcGetCUBINSize(program, &size));
     std::string binary(size, '\0');  // PTX's size counts its terminating null, which the driver needs
     KT_NVRTC(ptx ? nvrtcGetPTX(program, binary.data()) : nvrtcGetCUBIN(program, binary.data()));
-    write_file_atomically(variant.cubin_path, binary);
-    variant.ok = true;
+    const char* lowered = nullptr;
+    const nvrtcResult named =
+        name_expression ? nvrtcGetLoweredName(program, variant.entry.c_str(), &lowered) : NVRTC_SUCCESS;
+    if (named != NVRTC_SUCCESS) {
+      variant.log = "the kernel name '" + variant.entry + "' names no __global__ function of " +
+                    std::string(source->file) + " (nvrtcGetLoweredName: " + nvrtcGetErrorString(named) + ")";
+    } else {
+      if (name_expression) {
+        variant.entry = lowered;
+        keep_entry_name(variant.cubin_path, variant.entry);
+      }
+      write_file_atomically(variant.cubin_path, binary);
+      variant.ok = true;
+    }
   } else {
     variant.log = std::string(nvrtcGetErrorString(compiled)) + (log.empty() ? "" : ": " + log);
   }

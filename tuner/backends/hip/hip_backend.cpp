@@ -23,7 +23,11 @@ struct DeviceBuffer {
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t size) : bytes(size) { KT_HIP(hipMalloc(&pointer, size == 0 ? 1 : size)); }
   DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) { other.pointer = nullptr; }
-  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(pointer, other.pointer);
+    std::swap(bytes, other.bytes);
+    return *this;
+  }
   ~DeviceBuffer() {
     if (pointer) (void)HipLibrary::runtime().hipFree(pointer);
   }
@@ -41,6 +45,7 @@ struct HipBackend::Impl {
     std::string key;
     std::vector<TensorSpec> specs;
     std::vector<DeviceBuffer> buffers;
+    std::vector<DeviceBuffer> pristine;  // initial contents of the read-write tensors, as on CUDA
     HostTensors expected;
   };
   std::unique_ptr<ProblemState> state;
@@ -54,7 +59,7 @@ struct HipBackend::Impl {
   }
 
   ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
-    if (state && state->key == host_problem_key(problem, seed)) return *state;
+    if (state && state->key == host_problem_key(family, problem, seed)) return *state;
     state.reset();
     HostProblem host = make_host_problem(family, problem, seed);
     auto fresh = std::make_unique<ProblemState>();
@@ -64,6 +69,11 @@ struct HipBackend::Impl {
       fresh->buffers.emplace_back(host.bytes[t]);
       if (!host.stored[t].empty())
         KT_HIP(hipMemcpyHtoD(fresh->buffers.back().pointer, host.stored[t].data(), host.stored[t].size()));
+      fresh->pristine.emplace_back();
+      if (host.specs[t].read_write) {
+        fresh->pristine.back() = DeviceBuffer(host.bytes[t]);
+        KT_HIP(hipMemcpyDtoD(fresh->pristine.back().pointer, fresh->buffers.back().pointer, host.bytes[t]));
+      }
     }
     fresh->expected = std::move(host.expected);
     state = std::move(fresh);
@@ -144,6 +154,27 @@ EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem&
       result.message = std::string("loading the variant failed: ") + e.what();
       return result;
     }
+    // MemType Constant tensors: copied into the module's __constant__ symbol of their name.
+    std::string constant_note;
+    for (std::size_t t = 0; t < state.specs.size(); ++t) {
+      const std::string& symbol = state.specs[t].constant_symbol;
+      if (symbol.empty()) continue;
+      hipDeviceptr_t address = nullptr;
+      std::size_t size = 0;
+      const hipError_t found = hip.hipModuleGetGlobal(&address, &size, self.module, symbol.c_str());
+      if (found == hipErrorNotFound) {  // this variant does not read it (compiled out)
+        constant_note += "; no __constant__ " + symbol + " in this variant";
+        continue;
+      }
+      hip.check(found, ("hipModuleGetGlobal(" + symbol + ")").c_str(), __FILE__, __LINE__);
+      if (size < state.buffers[t].bytes) {
+        result.outcome = Outcome::unsupported;
+        result.message = "__constant__ " + symbol + " holds " + std::to_string(size) + " bytes, but the argument has " +
+                         std::to_string(state.buffers[t].bytes) + "; make the symbol at least as large as its Size";
+        return result;
+      }
+      KT_HIP(hipMemcpyDtoD(address, state.buffers[t].pointer, state.buffers[t].bytes));
+    }
     const auto grid_x = variant.launch_or("grid_x", 0);
     if (grid_x <= 0) {
       result.outcome = Outcome::unsupported;
@@ -201,10 +232,19 @@ EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem&
                                    static_cast<unsigned>(shared_bytes), nullptr, arguments.data(), nullptr));
     };
 
+    // Read-write tensors get their initial contents back before every launch, as on CUDA.
+    auto restore = [&] {
+      for (std::size_t t = 0; t < state.specs.size(); ++t)
+        if (state.specs[t].read_write)
+          KT_HIP(hipMemcpyDtoDAsync(state.buffers[t].pointer, state.pristine[t].pointer, state.buffers[t].bytes, nullptr));
+    };
+
     // Verification on poisoned outputs: 0xFF bytes are NaN in every float format.
     for (std::size_t t = 0; t < state.specs.size(); ++t)
-      if (state.specs[t].is_output) KT_HIP(hipMemsetD8(state.buffers[t].pointer, 0xFF, state.buffers[t].bytes));
+      if (state.specs[t].is_output && !state.specs[t].read_write)
+        KT_HIP(hipMemsetD8(state.buffers[t].pointer, 0xFF, state.buffers[t].bytes));
     try {
+      restore();
       launch();
       KT_HIP(hipDeviceSynchronize());
     } catch (const HipError& e) {
@@ -222,22 +262,33 @@ EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem&
       KT_HIP(hipMemcpyDtoH(copies.back().data(), state.buffers[t].pointer, copies.back().size()));
       outputs.push_back({copies.back().data(), state.specs[t].precision(problem), state.expected[t]});
     }
-    const bool verifies = family.verifies();
-    result.error = verifies ? stored_outputs_error(outputs) : -1.0;
-    const Verdict verdict = verifies ? judge_error(result.error, family.tolerance(problem.precision)) : Verdict{true, ""};
+    if (settings.capture_reference) {
+      std::vector<std::string_view> raw;
+      for (const auto& copy : copies) raw.emplace_back(copy.data(), copy.size());
+      family.keep_reference(problem, raw);
+    }
+    const bool verifies = !settings.capture_reference && family.verifies(problem);
+    const OutputCheck check = verifies ? check_outputs(family, problem, outputs) : OutputCheck{-1.0, Verdict{true, ""}};
+    result.error = check.error;
+    Verdict verdict = check.verdict;
+    if (settings.capture_reference) verdict.message = "kept as the reference of the other configs";
     if (!verdict.passed) {
       result.outcome = Outcome::wrong_result;
       result.message = verdict.message;
       return result;
     }
 
-    for (int i = 0; i < settings.warmup_runs; ++i) launch();
+    for (int i = 0; i < settings.warmup_runs; ++i) {
+      restore();
+      launch();
+    }
     hipEvent_t start = nullptr, stop = nullptr;
     KT_HIP(hipEventCreate(&start));
     KT_HIP(hipEventCreate(&stop));
     const bool flush = family.memory_bound();
     StoppingRule rule(settings.stopping);
     while (!rule.done()) {
+      restore();  // before the flush, so that the restored data is not left in L2 either
       if (flush) KT_HIP(hipMemsetD8Async(self.flush_buffer->pointer, 0, self.flush_buffer->bytes, nullptr));
       KT_HIP(hipEventRecord(start, nullptr));
       launch();
@@ -253,7 +304,7 @@ EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem&
     result.environment["l2_flushed"] = flush;
     result.stats = summarize(result.samples_ns);
     result.outcome = Outcome::ok;
-    result.message = verdict.message + "; " + rule.reason();
+    result.message = verdict.message + "; " + rule.reason() + constant_note;
     return result;
   } catch (const HipError& e) {
     // A memory fault and the like leave the device unusable: report, then let the worker end.

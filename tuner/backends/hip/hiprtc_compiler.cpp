@@ -77,9 +77,15 @@ CompiledHipVariant HiprtcCompiler::compile(const KernelFamily& family, const Pro
   std::string key_text = source_hash(family) + "|hiprtc " + hiprtc_version() + "|" + variant.entry;
   for (const auto& option : options) key_text += "|" + option;
   variant.code_path = cache_dir_ / (family.name() + "-" + hex16(fnv1a(key_text)) + ".hsaco");
+  // A raw source's entry is a name expression; its symbol is kept beside the code object.
+  const bool name_expression = source->raw_defines;
   if (std::filesystem::exists(variant.code_path)) {
-    variant.ok = true;
-    return variant;
+    const auto lowered = name_expression ? cached_entry_name(variant.code_path) : std::optional<std::string>(variant.entry);
+    if (lowered) {
+      variant.entry = *lowered;
+      variant.ok = true;
+      return variant;
+    }
   }
 
   const HipLibrary& rtc = HipLibrary::compiler();
@@ -96,19 +102,31 @@ CompiledHipVariant HiprtcCompiler::compile(const KernelFamily& family, const Pro
     variant.log = std::string("hiprtcCreateProgram: ") + rtc.hiprtcGetErrorString(status);
     return variant;
   }
-  status = rtc.hiprtcCompileProgram(program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  if (name_expression) status = rtc.hiprtcAddNameExpression(program, variant.entry.c_str());
+  if (status == HIPRTC_SUCCESS)
+    status = rtc.hiprtcCompileProgram(program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   const std::string log = program_log(rtc, program);
   if (status == HIPRTC_SUCCESS) {
     std::size_t size = 0;
     rtc.hiprtcGetCodeSize(program, &size);
     std::string code(size, '\0');
     status = rtc.hiprtcGetCode(program, code.data());
+    const char* lowered = nullptr;
+    if (status == HIPRTC_SUCCESS && name_expression) {
+      status = rtc.hiprtcGetLoweredName(program, variant.entry.c_str(), &lowered);
+      if (status == HIPRTC_SUCCESS) {
+        variant.entry = lowered;
+        keep_entry_name(variant.code_path, variant.entry);
+      }
+    }
     if (status == HIPRTC_SUCCESS && size > 0) {
       write_file_atomically(variant.code_path, code);
       variant.ok = true;
       variant.log = log;
     } else {
-      variant.log = std::string("hiprtcGetCode: ") + rtc.hiprtcGetErrorString(status);
+      variant.log = std::string(name_expression ? "hiprtcGetCode or hiprtcGetLoweredName(" + variant.entry + ")"
+                                                : std::string("hiprtcGetCode")) +
+                    ": " + rtc.hiprtcGetErrorString(status);
     }
   } else {
     variant.log = std::string(rtc.hiprtcGetErrorString(status)) + (log.empty() ? "" : ": " + log);

@@ -111,7 +111,7 @@ struct VulkanBackend::Impl {
   }
 
   ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
-    if (state && state->key == host_problem_key(problem, seed)) return *state;
+    if (state && state->key == host_problem_key(family, problem, seed)) return *state;
     state.reset();
     VulkanLibrary& vk = VulkanLibrary::get();
     HostProblem host = make_host_problem(family, problem, seed);
@@ -278,9 +278,10 @@ EvaluationResult VulkanBackend::evaluate(const KernelFamily& family, const Probl
                          state.expected[t]});
       offset += state.buffers[t]->bytes;
     }
-    const bool verifies = family.verifies();
-    result.error = verifies ? stored_outputs_error(outputs) : -1.0;
-    const Verdict verdict = verifies ? judge_error(result.error, family.tolerance(problem.precision)) : Verdict{true, ""};
+    const bool verifies = family.verifies(problem);
+    const OutputCheck check = verifies ? check_outputs(family, problem, outputs) : OutputCheck{-1.0, Verdict{true, ""}};
+    result.error = check.error;
+    const Verdict verdict = check.verdict;
     if (!verdict.passed) {
       result.outcome = Outcome::wrong_result;
       result.message = verdict.message;

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "kernels/common/cpu_numeric.hpp"
+#include "tuner/backends/gpu_source.hpp"
+#include "tuner/core/space_context.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/expression.hpp"
 #include "tuner/formats/t1/t1_space.hpp"
@@ -18,17 +20,24 @@ namespace ktune {
 namespace {
 
 constexpr const char* kSpecVariable = "KTUNE_T1_SPEC";
+// How the workers a tune starts verify: its --no-verify, --atol and --rtol.
+constexpr const char* kVerifyVariable = "KTUNE_T1_VERIFY";
+constexpr const char* kAtolVariable = "KTUNE_T1_ATOL";
+constexpr const char* kRtolVariable = "KTUNE_T1_RTOL";
 
 enum class FillType { constant, random, binary_raw };
 
 struct VectorArgument {
   std::string name;
   std::string size;  // expression text, as written
+  Precision type = Precision::fp32;
   FillType fill = FillType::constant;
   double fill_value = 0;
   std::optional<std::uint64_t> seed;
   std::filesystem::path data;  // BinaryRaw
   bool output = false;
+  bool read_write = false;          // AccessType ReadWrite: an input the kernel updates in place
+  std::string constant_symbol;      // MemType Constant: also copied to this __constant__ symbol
 };
 
 struct Reference {
@@ -37,19 +46,23 @@ struct Reference {
   std::filesystem::path data;
 };
 
-// The argument types read, and whether a vector of this type is floating point.
+// The argument types of the T1 schema ktune reads, with how a vector of each is stored.
 struct TypeInfo {
   const char* name;
-  bool floating;
+  Precision storage;
+  bool integral;
 };
-constexpr TypeInfo kTypes[] = {{"int8", false},  {"uint8", false}, {"int16", false}, {"uint16", false},
-                               {"int32", false}, {"uint32", false}, {"int64", false}, {"uint64", false},
-                               {"bool", false},  {"half", true},   {"float", true},  {"double", true}};
+constexpr TypeInfo kTypes[] = {
+    {"int8", Precision::int8, true},    {"uint8", Precision::uint8, true},   {"int16", Precision::int16, true},
+    {"uint16", Precision::uint16, true}, {"int32", Precision::int32, true},   {"uint32", Precision::uint32, true},
+    {"int64", Precision::int64, true},  {"uint64", Precision::uint64, true}, {"bool", Precision::uint8, true},
+    {"half", Precision::fp16, false},   {"float", Precision::fp32, false},   {"double", Precision::fp64, false}};
 
 const TypeInfo& type_info(const std::string& type, const std::string& where) {
   for (const TypeInfo& info : kTypes)
     if (type == info.name) return info;
-  throw InputError(where + ".Type: '" + type + "' is not supported; use int8..uint64, bool, half, float or double");
+  throw InputError(where + ".Type: '" + type + "' is not supported; use int8..uint64, bool, half, float or double "
+                   "(vector types such as float4 and custom types are not read)");
 }
 
 template <typename T>
@@ -62,6 +75,7 @@ std::vector<unsigned char> bytes_of(T value) {
 std::vector<unsigned char> scalar_bytes(const std::string& type, double value, const std::string& where) {
   if (type == "float") return bytes_of(static_cast<float>(value));
   if (type == "double") return bytes_of(value);
+  if (type == "half") return bytes_of(static_cast<_Float16>(value));
   if (value != static_cast<double>(static_cast<std::int64_t>(value)))
     throw InputError(where + ".FillValue: " + std::to_string(value) + " is not a whole number for a " + type);
   const auto whole = static_cast<std::int64_t>(value);
@@ -111,22 +125,37 @@ std::string read_text(const std::filesystem::path& file, const std::string& what
   return text.str();
 }
 
-// Raw elements of a float or half file as float64, converted as the backends convert a tensor.
-std::vector<double> read_raw(const std::filesystem::path& file, std::size_t elements, Precision precision,
+// Raw little-endian elements of `type` as float64, converted as the backends convert a tensor.
+std::vector<double> read_raw(const std::filesystem::path& file, std::size_t elements, Precision type,
                              const std::string& where) {
   const std::string bytes = read_text(file, "data of " + where);
-  const std::size_t element = static_cast<std::size_t>(element_bytes(precision));
+  const std::size_t element = static_cast<std::size_t>(element_bytes(type));
   if (bytes.size() < elements * element)
     throw InputError(file.string() + ": holds " + std::to_string(bytes.size()) + " bytes, but " + where + " needs " +
                      std::to_string(elements) + " elements of " + std::to_string(element) + " bytes");
   std::vector<double> values(elements);
-  cpu::load_values(precision, bytes.data(), values);
+  cpu::load_values(type, bytes.data(), values);
   return values;
+}
+
+std::optional<double> number_from_environment(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  return std::strtod(text, nullptr);
+}
+
+T1Options options_from_environment() {
+  T1Options options;
+  if (const char* verify = std::getenv(kVerifyVariable)) options.verify = std::string(verify) != "0";
+  options.atol = number_from_environment(kAtolVariable).value_or(options.atol);
+  options.rtol = number_from_environment(kRtolVariable).value_or(options.rtol);
+  return options;
 }
 
 class T1Kernel final : public KernelFamily {
  public:
-  T1Kernel(const nlohmann::json& spec, const std::filesystem::path& file) : spec_file_(file) {
+  T1Kernel(const nlohmann::json& spec, const std::filesystem::path& file, const T1Options& options)
+      : spec_file_(file), options_(options) {
     const std::string where = file.string();
     if (!spec.is_object() || !spec.contains("KernelSpecification") || !spec["KernelSpecification"].is_object())
       throw InputError(where + ": a T1 spec to tune needs a KernelSpecification object");
@@ -134,6 +163,10 @@ class T1Kernel final : public KernelFamily {
     const std::string at = where + ": KernelSpecification";
     name_ = t1_benchmark_name(spec);
     space_ = t1_space_from_json(spec, where);
+    geometry_ = t1_geometry(spec, where);
+    if (geometry_.rule == T1GeometryRule::none)
+      throw InputError(at + ": no launch geometry; give GridDivX (and GridDivY, GridDivZ) as Kernel Tuner does, or "
+                       "LocalSize and GlobalSize");
     language_ = kernel.value("Language", std::string("CUDA"));
     if (language_ != "CUDA" && language_ != "HIP")
       throw InputError(at + ".Language: '" + language_ + "': ktune tunes CUDA and HIP kernels from T1 specs");
@@ -150,7 +183,8 @@ class T1Kernel final : public KernelFamily {
     }
     compiler_options_.push_back("-I" + kernel_file.parent_path().string());  // its own headers
     // Portable: a T1 kernel goes to the compiler its Language or --backend names, and hiprtc
-    // itself says whether a CUDA-style source builds for an AMD target.
+    // itself says whether a CUDA-style source builds for an AMD target. The entry is a name
+    // expression: a plain __global__ function, an extern "C" one or a template instance.
     source_ = GpuSource{source_file_, entry_, source_text_, /*raw_defines=*/true, /*portable=*/true};
 
     const auto sizes = t1_problem_size(spec, where);
@@ -160,6 +194,8 @@ class T1Kernel final : public KernelFamily {
 
     read_arguments(kernel, at);
     read_references(kernel, at);
+    identity_ = spec.dump() + "\n" + source_text_;
+    for (const auto& option : compiler_options_) identity_ += "\n" + option;
   }
 
   std::string name() const override { return name_; }
@@ -167,54 +203,159 @@ class T1Kernel final : public KernelFamily {
   std::vector<DimSpec> dims() const override { return dims_; }
   std::vector<Precision> precisions() const override { return {precision_}; }
   double flop_count(const Problem&) const override { return 0; }
-  bool verifies() const override { return !references_.empty(); }
   const GpuSource* cuda_source() const override { return &source_; }
   std::vector<std::string> cuda_compiler_options() const override { return compiler_options_; }
   std::vector<std::string> hip_compiler_options() const override { return compiler_options_; }
   const std::string& language() const { return language_; }
+  const T1Geometry& geometry() const { return geometry_; }
+  std::string launch_rule() const override { return std::string(to_string(geometry_.rule)) + ": " + geometry_.description; }
+
+  // Kernel Tuner's defines ahead of the parameters: the launch it derives (grid_size_x/y/z,
+  // block_size_x/y/z) and kernel_tuner=1.
+  std::vector<std::pair<std::string, std::string>> source_defines(const Problem& problem,
+                                                                  const Config& config) const override {
+    std::vector<std::pair<std::string, std::string>> defines;
+    // An empty config (a compiler checking its options up front) has no launch yet.
+    if (config.values.empty()) return {{"kernel_tuner", "1"}};
+    const auto launch = launch_geometry(space_, config, make_context(problem, DeviceInfo{}));
+    for (const char* axis : {"x", "y", "z"}) {
+      const auto grid = launch.find(std::string("grid_") + axis);
+      defines.emplace_back(std::string("grid_size_") + axis, std::to_string(grid == launch.end() ? 1 : grid->second));
+    }
+    for (const char* axis : {"x", "y", "z"}) {
+      const auto block = launch.find(std::string("block_") + axis);
+      defines.emplace_back(std::string("block_size_") + axis, std::to_string(block == launch.end() ? 1 : block->second));
+    }
+    for (const auto& [name, value] : config.values) {
+      const auto same = std::find_if(defines.begin(), defines.end(), [&](const auto& d) { return d.first == name; });
+      if (same != defines.end()) same->second = to_string(value);
+      else defines.emplace_back(name, to_string(value));
+    }
+    defines.emplace_back("kernel_tuner", "1");
+    return defines;
+  }
 
   std::vector<TensorSpec> tensors(const Problem& problem) const override {
     std::vector<TensorSpec> specs;
     for (const VectorArgument& vector : vectors_) {
       TensorSpec spec{vector.name, elements(vector, problem), vector.output};
+      spec.storage = vector.type;
+      spec.read_write = vector.read_write;
+      spec.constant_symbol = vector.constant_symbol;
       specs.push_back(spec);
     }
     return specs;
   }
 
-  HostTensors make_inputs(const Problem& problem, std::uint64_t seed) const override {
+  HostTensors make_inputs(const Problem& problem, std::uint64_t) const override {
+    // Drawn from the spec alone (RandomSeed, else the argument's position), never from the
+    // tune's seed: the reference a tune keeps from its default config belongs to these inputs.
     HostTensors host;
     for (std::size_t v = 0; v < vectors_.size(); ++v) {
       const VectorArgument& vector = vectors_[v];
       const auto count = static_cast<std::size_t>(elements(vector, problem));
       std::vector<double> values(count, 0.0);
-      if (!vector.output) {
+      if (!vector.output || vector.read_write) {
         if (vector.fill == FillType::constant) std::fill(values.begin(), values.end(), vector.fill_value);
         if (vector.fill == FillType::random) {
-          std::mt19937_64 rng(vector.seed.value_or(seed + v));
-          std::uniform_real_distribution<double> uniform(0.0, vector.fill_value);
-          for (double& value : values) value = uniform(rng);
+          std::mt19937_64 rng(vector.seed.value_or(0x7431u + v));
+          if (is_integral(vector.type)) {
+            std::uniform_int_distribution<std::int64_t> uniform(0, static_cast<std::int64_t>(vector.fill_value));
+            for (double& value : values) value = static_cast<double>(uniform(rng));
+          } else {
+            std::uniform_real_distribution<double> uniform(0.0, vector.fill_value);
+            for (double& value : values) value = uniform(rng);
+          }
         }
-        if (vector.fill == FillType::binary_raw) values = read_raw(vector.data, count, precision_, vector.name);
+        if (vector.fill == FillType::binary_raw) values = read_raw(vector.data, count, vector.type, vector.name);
       }
       host.push_back(std::move(values));
     }
     return host;
   }
 
+  bool verifies(const Problem& problem) const override {
+    if (!options_.verify) return false;
+    if (!references_.empty()) return true;
+    std::error_code error;
+    return std::filesystem::exists(reference_file(problem), error);
+  }
+
+  std::string verification(const Problem& problem) const override {
+    if (!options_.verify) return "off (--no-verify)";
+    if (!references_.empty()) return "the spec's ReferenceArguments";
+    return verifies(problem) ? "the output of the reference config (" + reference_file(problem).string() + ")"
+                             : "the output of the first config that runs, the spec's default first";
+  }
+
+  std::optional<Closeness> closeness() const override { return Closeness{options_.atol, options_.rtol}; }
+
   void reference(const Problem& problem, HostTensors& tensors) const override {
+    if (!options_.verify) return;
+    if (references_.empty()) {
+      const auto file = reference_file(problem);
+      std::error_code error;
+      if (!std::filesystem::exists(file, error)) return;  // not captured yet: verifies() is false
+      const std::string bytes = read_text(file, "reference outputs");
+      std::size_t offset = 0;
+      for (std::size_t index = 0; index < vectors_.size(); ++index) {
+        if (!vectors_[index].output) continue;
+        const auto count = static_cast<std::size_t>(elements(vectors_[index], problem));
+        const std::size_t size = count * static_cast<std::size_t>(element_bytes(vectors_[index].type));
+        if (offset + size > bytes.size())
+          throw std::runtime_error(file.string() + ": the kept reference is shorter than the outputs; delete it");
+        tensors[index].resize(count);
+        cpu::load_values(vectors_[index].type, bytes.data() + offset, tensors[index]);
+        offset += size;
+      }
+      return;
+    }
     for (const auto& [index, reference] : references_) {
       const auto count = static_cast<std::size_t>(elements(vectors_[index], problem));
       if (reference.fill == FillType::binary_raw)
-        tensors[index] = read_raw(reference.data, count, precision_, "the reference of " + vectors_[index].name);
+        tensors[index] = read_raw(reference.data, count, vectors_[index].type, "the reference of " + vectors_[index].name);
       else
         tensors[index].assign(count, reference.fill_value);
     }
   }
 
+  bool reference_from_config(const Problem& problem) const override {
+    return options_.verify && references_.empty() && !verifies(problem);
+  }
+
+  void keep_reference(const Problem& problem, const std::vector<std::string_view>& outputs) const override {
+    if (!reference_from_config(problem)) return;
+    std::string bytes;
+    for (const auto& output : outputs) bytes += output;
+    const auto file = reference_file(problem);
+    std::filesystem::create_directories(file.parent_path());
+    write_file_atomically(file, bytes);
+  }
+
+  void drop_reference(const Problem& problem) const override {
+    std::error_code error;
+    if (references_.empty()) std::filesystem::remove(reference_file(problem), error);
+  }
+
+  std::string reference_revision(const Problem& problem) const override {
+    return verifies(problem) ? "verified" : "unverified";
+  }
+
   std::vector<KernelArgument> kernel_arguments(const Problem&) const override { return arguments_; }
 
  private:
+  static bool is_integral(Precision type) {
+    return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const TypeInfo& t) { return t.storage == type && t.integral; });
+  }
+
+  // Where the output of the config a tune trusts is kept: one file per spec, kernel source,
+  // compiler options and problem, so an edited kernel or spec never meets an old reference.
+  std::filesystem::path reference_file(const Problem& problem) const {
+    const char* dir = std::getenv("KTUNE_T1_REFERENCE_DIR");
+    const std::filesystem::path base = dir && *dir ? std::filesystem::path(dir) : default_binary_cache_dir() / "t1-references";
+    return base / (name_ + "-" + hex16(fnv1a(identity_ + "\n" + problem.key())) + ".out");
+  }
+
   std::int64_t elements(const VectorArgument& vector, const Problem& problem) const {
     std::vector<std::int64_t> sizes;
     for (const auto& [name, value] : problem.dims) sizes.push_back(value);
@@ -245,7 +386,7 @@ class T1Kernel final : public KernelFamily {
   void read_arguments(const nlohmann::json& kernel, const std::string& at) {
     if (!kernel.contains("Arguments") || !kernel["Arguments"].is_array())
       throw InputError(at + ".Arguments: expected an array of the kernel's arguments");
-    std::optional<std::string> vector_type;
+    std::optional<Precision> first_floating;
     for (std::size_t i = 0; i < kernel["Arguments"].size(); ++i) {
       const nlohmann::json& argument = kernel["Arguments"][i];
       const std::string where = at + ".Arguments[" + std::to_string(i) + "]";
@@ -259,16 +400,13 @@ class T1Kernel final : public KernelFamily {
         continue;
       }
       if (memory != "Vector")
-        throw InputError(where + ".MemoryType: '" + memory + "' is not supported; use Vector or Scalar");
-      if (!info.floating || type == "double")
-        throw InputError(where + ".Type: vectors of " + type + " are not supported; ktune's CUDA buffers are float or half");
-      if (vector_type && *vector_type != type)
-        throw InputError(where + ".Type: every vector must have one type; this is " + type + ", an earlier one " +
-                         *vector_type);
-      vector_type = type;
+        throw InputError(where + ".MemoryType: '" + memory + "' is not supported; use Vector or Scalar (a __constant__ "
+                         "array is a Vector with \"MemType\": \"Constant\")");
+      if (!info.integral && !first_floating) first_floating = info.storage;
       VectorArgument vector;
+      vector.type = info.storage;
       vector.name = argument.value("Name", "argument " + std::to_string(i));
-      if (!argument.contains("Size")) throw InputError(where + ": missing Size");
+      if (!argument.contains("Size")) throw InputError(where + ": missing Size (a number or an expression over ProblemSize[i])");
       vector.size = argument["Size"].is_number_integer() ? std::to_string(argument["Size"].get<std::int64_t>())
                     : argument["Size"].is_string()       ? argument["Size"].get<std::string>()
                     : throw InputError(where + ".Size: expected a number or an expression string");
@@ -278,17 +416,40 @@ class T1Kernel final : public KernelFamily {
       if (vector.fill == FillType::binary_raw)
         vector.data = existing_file(spec_file_.parent_path() / string_member(argument, "DataSource", where), where);
       const std::string access = argument.value("AccessType", std::string("ReadOnly"));
-      if (access == "ReadWrite")
-        throw InputError(where + ".AccessType: ReadWrite vectors are not supported (outputs are poisoned before "
-                         "each verification run); split it into an input and an output");
-      vector.output = access == "WriteOnly" || argument.value("Output", 0) == 1;
+      if (access != "ReadOnly" && access != "WriteOnly" && access != "ReadWrite")
+        throw InputError(where + ".AccessType: '" + access + "' is not one of ReadOnly, WriteOnly, ReadWrite");
+      if (argument.contains("Output") && !argument["Output"].is_number_integer() && !argument["Output"].is_boolean())
+        throw InputError(where + ".Output: expected 0 or 1, got " + argument["Output"].dump());
+      const bool output_flag = argument.contains("Output") &&
+                               (argument["Output"].is_boolean() ? argument["Output"].get<bool>() : argument["Output"].get<int>() != 0);
+      // ReadWrite: filled as an input, checked as an output, restored before every launch.
+      vector.read_write = access == "ReadWrite";
+      vector.output = access == "WriteOnly" || vector.read_write || output_flag;
+      if (output_flag && access == "ReadOnly") vector.read_write = true;  // read and checked: keep its data
+      if (argument.contains("MemType")) {
+        const std::string mem_type = argument["MemType"].is_string() ? argument["MemType"].get<std::string>() : "";
+        if (mem_type == "Constant") {
+          if (!argument.contains("Name") || !argument["Name"].is_string())
+            throw InputError(where + ".Name: a MemType Constant vector needs the name of the __constant__ symbol it fills");
+          if (vector.output)
+            throw InputError(where + ".MemType: a Constant vector is read-only (the kernel cannot write __constant__ memory); "
+                             "make it ReadOnly");
+          vector.constant_symbol = vector.name;
+        } else if (mem_type != "Global" && mem_type != "") {
+          throw InputError(where + ".MemType: '" + argument["MemType"].dump() + "' is not supported; use \"Constant\" "
+                           "(copied to the __constant__ symbol of the argument's Name) or leave it out");
+        }
+      }
       arguments_.push_back({static_cast<int>(vectors_.size()), {}});
       vectors_.push_back(std::move(vector));
     }
-    if (!vector_type) throw InputError(at + ".Arguments: the kernel has no Vector argument to check or time");
-    precision_ = *vector_type == "float" ? Precision::fp32 : Precision::fp16;
+    if (vectors_.empty()) throw InputError(at + ".Arguments: the kernel has no Vector argument to check or time");
+    // The problem's precision names the kernel's main element type: that of its first floating-
+    // point vector (each vector keeps its own type).
+    precision_ = first_floating.value_or(Precision::fp32);
+    if (precision_ == Precision::fp64) precision_ = Precision::fp32;  // fp64 is not a tuning precision
     if (std::none_of(vectors_.begin(), vectors_.end(), [](const VectorArgument& v) { return v.output; }))
-      throw InputError(at + ".Arguments: no output vector (AccessType WriteOnly or \"Output\": 1)");
+      throw InputError(at + ".Arguments: no output vector (AccessType WriteOnly or ReadWrite, or \"Output\": 1)");
     for (const VectorArgument& vector : vectors_) tensor_size_check(vector);
   }
 
@@ -320,15 +481,19 @@ class T1Kernel final : public KernelFamily {
     }
     const auto outputs = std::count_if(vectors_.begin(), vectors_.end(), [](const VectorArgument& v) { return v.output; });
     if (static_cast<std::size_t>(outputs) != references_.size())
-      throw InputError(at + ".ReferenceArguments: give a reference for every output vector or for none");
+      throw InputError(at + ".ReferenceArguments: give a reference for every output vector or for none (then the "
+                       "output of the spec's default config is the reference)");
   }
 
   std::filesystem::path spec_file_;
+  T1Options options_;
   std::string name_, entry_, source_file_, source_text_;
   std::vector<std::string> compiler_options_;
   std::string language_;  // the spec's Language: CUDA or HIP
+  std::string identity_;  // what the kept reference depends on
   GpuSource source_;
   SearchSpace space_;
+  T1Geometry geometry_;
   std::vector<DimSpec> dims_;
   std::vector<VectorArgument> vectors_;
   std::vector<KernelArgument> arguments_;
@@ -349,17 +514,31 @@ void install_registered(std::unique_ptr<KernelFamily> family) {
 
 }  // namespace
 
-std::unique_ptr<KernelFamily> load_t1_kernel(const std::filesystem::path& spec) {
-  return std::make_unique<T1Kernel>(read_t1_json(spec), spec);
+std::unique_ptr<KernelFamily> load_t1_kernel(const std::filesystem::path& spec, const T1Options& options) {
+  return std::make_unique<T1Kernel>(read_t1_json(spec), spec, options);
 }
 
-const KernelFamily& register_t1_kernel(const std::filesystem::path& spec) {
+const KernelFamily& register_t1_kernel(const std::filesystem::path& spec, const T1Options& options) {
+  if (!(options.atol >= 0) || !(options.rtol >= 0))
+    throw InputError("--atol/--rtol: tolerances must be zero or positive");
   const std::filesystem::path absolute = std::filesystem::absolute(spec);
-  auto family = load_t1_kernel(absolute);
+  auto family = load_t1_kernel(absolute, options);
   std::lock_guard lock(g_registered_mutex);
   install_registered(std::move(family));
-  ::setenv(kSpecVariable, absolute.c_str(), 1);  // the workers this process starts load it too
+  // The workers this process starts load the same spec with the same options.
+  ::setenv(kSpecVariable, absolute.c_str(), 1);
+  ::setenv(kVerifyVariable, options.verify ? "1" : "0", 1);
+  char number[64];
+  std::snprintf(number, sizeof number, "%.17g", options.atol);
+  ::setenv(kAtolVariable, number, 1);
+  std::snprintf(number, sizeof number, "%.17g", options.rtol);
+  ::setenv(kRtolVariable, number, 1);
   return *g_registered;
+}
+
+const T1Geometry* t1_geometry_of(const KernelFamily& family) {
+  const auto* t1 = dynamic_cast<const T1Kernel*>(&family);
+  return t1 ? &t1->geometry() : nullptr;
 }
 
 std::string t1_default_backend(const KernelFamily& family) {
@@ -372,7 +551,7 @@ const KernelFamily* register_t1_kernel_from_environment() {
   if (!g_registered) {
     const char* spec = std::getenv(kSpecVariable);
     if (spec == nullptr || *spec == '\0') return nullptr;
-    install_registered(load_t1_kernel(spec));
+    install_registered(load_t1_kernel(spec, options_from_environment()));
   }
   return g_registered.get();
 }

@@ -1,6 +1,7 @@
 #include "tuner/formats/t1/t1_space.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <fstream>
 #include <regex>
@@ -62,32 +63,133 @@ std::string substitute_problem_size(const std::string& text, const std::vector<s
   return out + text.substr(last);
 }
 
+std::string problem_size_names(const std::string& text, std::size_t count, const std::string& where) {
+  static const std::regex reference(R"(ProblemSize\s*\[\s*([0-9]{1,6})\s*\])");
+  std::string out;
+  std::size_t last = 0;
+  for (auto match = std::sregex_iterator(text.begin(), text.end(), reference); match != std::sregex_iterator(); ++match) {
+    const std::size_t index = std::stoul((*match)[1].str());
+    if (index >= count)
+      throw InputError(where + ": \"" + text + "\" reads ProblemSize[" + std::to_string(index) + "] but ProblemSize has " +
+                       std::to_string(count) + " entries");
+    out += text.substr(last, static_cast<std::size_t>(match->position()) - last) + "problem_size_" + std::to_string(index);
+    last = static_cast<std::size_t>(match->position() + match->length());
+  }
+  return out + text.substr(last);
+}
+
 namespace {
 
-// The launch expressions of a KernelSpecification (see the header).
-nlohmann::json t1_launch(const nlohmann::json& kernel, const std::vector<std::int64_t>& sizes, const std::string& where) {
-  nlohmann::json launch = nlohmann::json::object();
-  const auto axis_text = [&](const char* member, const char* axis) -> std::string {
-    if (!kernel.contains(member) || !kernel[member].is_object() || !kernel[member].contains(axis)) return "1";
-    const auto& value = kernel[member][axis];
-    if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
-    if (!value.is_string())
-      throw InputError(where + ": KernelSpecification." + member + "." + axis + ": expected an expression string");
-    return "(" + substitute_problem_size(value.get<std::string>(), sizes, where + ": KernelSpecification." + member) + ")";
-  };
-  if (kernel.contains("GlobalSizeType") && !kernel["GlobalSizeType"].is_string())
-    throw InputError(where + ": KernelSpecification.GlobalSizeType: expected a string (\"CUDA\" or \"OpenCL\")");
-  const bool grid_in_blocks = kernel.value("GlobalSizeType", std::string("OpenCL")) == "CUDA";
-  for (const auto& [axis, lower] : {std::pair{"X", "x"}, std::pair{"Y", "y"}, std::pair{"Z", "z"}}) {
-    const std::string block = axis_text("LocalSize", axis);
-    const std::string global = axis_text("GlobalSize", axis);
-    launch[std::string("block_") + lower] = block;
-    launch[std::string("grid_") + lower] = grid_in_blocks ? global : "ceil_div(" + global + ", " + block + ")";
-  }
-  if (kernel.contains("SharedMemory") && kernel["SharedMemory"].is_number_integer())
-    launch["shared_bytes"] = std::to_string(kernel["SharedMemory"].get<std::int64_t>());
-  return launch;
+// An expression member of the spec (a string, or a whole number) as expression text, with every
+// ProblemSize[i] read as the problem's dim problem_size_i, so a --shape override moves the launch
+// with the buffers.
+std::string t1_expression(const nlohmann::json& value, const std::vector<std::int64_t>& sizes, const std::string& where) {
+  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  if (!value.is_string() || value.get<std::string>().empty())
+    throw InputError(where + ": expected an expression string (or a whole number), got " + value.dump());
+  return "(" + problem_size_names(value.get<std::string>(), sizes.size(), where) + ")";
 }
+
+bool is_parameter(const nlohmann::json& parameters, const std::string& name) {
+  for (const auto& parameter : parameters)
+    if (parameter.is_object() && parameter.value("Name", std::string()) == name) return true;
+  return false;
+}
+
+}  // namespace
+
+T1Geometry t1_geometry(const nlohmann::json& t1, const std::string& where) {
+  T1Geometry geometry;
+  const nlohmann::json kernel = t1.value("KernelSpecification", nlohmann::json::object());
+  const nlohmann::json parameters =
+      t1.contains("ConfigurationSpace") && t1["ConfigurationSpace"].is_object()
+          ? t1["ConfigurationSpace"].value("TuningParameters", nlohmann::json::array())
+          : nlohmann::json::array();
+  const std::vector<std::int64_t> sizes = t1_problem_size(t1, where);
+  const std::string at = where + ": KernelSpecification.";
+  static constexpr std::array<const char*, 3> kAxes{"X", "Y", "Z"};
+  static constexpr std::array<const char*, 3> kLower{"x", "y", "z"};
+  for (const char* axis : kAxes) {
+    const std::string member = std::string("GridDiv") + axis;
+    if (!kernel.contains(member) || kernel[member].is_null()) continue;
+    if (!kernel[member].is_array())
+      throw InputError(at + member + ": expected a list of expressions whose product divides ProblemSize, got " +
+                       kernel[member].dump());
+    if (!kernel[member].empty()) geometry.rule = T1GeometryRule::grid_div;
+  }
+  if (kernel.contains("SharedMemory") && !kernel["SharedMemory"].is_null()) {
+    if (!kernel["SharedMemory"].is_number_integer() || kernel["SharedMemory"].get<std::int64_t>() < 0)
+      throw InputError(at + "SharedMemory: expected a whole number of bytes, got " + kernel["SharedMemory"].dump());
+    if (kernel["SharedMemory"].get<std::int64_t>() > 0)
+      geometry.launch["shared_bytes"] = std::to_string(kernel["SharedMemory"].get<std::int64_t>());
+  }
+
+  if (geometry.rule == T1GeometryRule::grid_div) {
+    // Kernel Tuner's rule (tune_kernel_T1, util.get_grid_dimensions and
+    // get_thread_block_dimensions): the block is the parameters block_size_x/y/z (256, 1, 1 when
+    // a space has none); grid axis i is ceil(ProblemSize[i] / the product of GridDiv<I>), where a
+    // missing or empty GridDiv divides by that axis's block size parameter, or by 1. ProblemSize
+    // has three axes, the missing ones 1. LocalSize and GlobalSize are not read.
+    for (std::size_t a = 0; a < 3; ++a) {
+      const std::string block_name = std::string("block_size_") + kLower[a];
+      geometry.launch[std::string("block_") + kLower[a]] =
+          is_parameter(parameters, block_name) ? block_name : (a == 0 ? "256" : "1");
+      const std::string member = std::string("GridDiv") + kAxes[a];
+      std::string divisor;
+      if (kernel.contains(member) && kernel[member].is_array() && !kernel[member].empty()) {
+        for (std::size_t d = 0; d < kernel[member].size(); ++d)
+          divisor += (divisor.empty() ? "" : " * ") +
+                     t1_expression(kernel[member][d], sizes, at + member + "[" + std::to_string(d) + "]");
+      } else {
+        divisor = is_parameter(parameters, block_name) ? block_name : "1";
+      }
+      const std::string size = a < sizes.size() ? "problem_size_" + std::to_string(a) : "1";
+      geometry.launch[std::string("grid_") + kLower[a]] = "ceil_div(" + size + ", " + divisor + ")";
+    }
+    geometry.description =
+        "Kernel Tuner's GridDiv rule: grid = ceil(ProblemSize / product of GridDivX/Y/Z), block = "
+        "block_size_x/y/z (GlobalSize and LocalSize are not read)";
+    return geometry;
+  }
+
+  if (!kernel.contains("LocalSize")) return geometry;  // no launch: ktune space --t1 on a space-only spec
+  if (kernel.contains("GlobalSizeType") && !kernel["GlobalSizeType"].is_string())
+    throw InputError(at + "GlobalSizeType: expected a string (\"CUDA\" or \"OpenCL\")");
+  const std::string global_type = kernel.value("GlobalSizeType", std::string("OpenCL"));
+  if (global_type != "CUDA" && global_type != "OpenCL")
+    throw InputError(at + "GlobalSizeType: '" + global_type +
+                     "' is not supported; use \"CUDA\" (GlobalSize counts blocks) or \"OpenCL\" (it counts threads)");
+  const bool grid_in_blocks = global_type == "CUDA";
+  const auto axis_text = [&](const char* member, const char* axis) -> std::string {
+    if (!kernel.contains(member) || !kernel[member].is_object())
+      throw InputError(at + member + ": expected an object with X (and Y, Z) expressions; or give GridDivX/Y/Z");
+    if (!kernel[member].contains(axis)) return "1";
+    return t1_expression(kernel[member][axis], sizes, at + member + "." + axis);
+  };
+  for (std::size_t a = 0; a < 3; ++a) {
+    const std::string block = axis_text("LocalSize", kAxes[a]);
+    const std::string global = axis_text("GlobalSize", kAxes[a]);
+    geometry.launch[std::string("block_") + kLower[a]] = block;
+    geometry.launch[std::string("grid_") + kLower[a]] = grid_in_blocks ? global : "ceil_div(" + global + ", " + block + ")";
+  }
+  geometry.rule = T1GeometryRule::global_size;
+  geometry.description = grid_in_blocks
+                             ? "GlobalSize in blocks (GlobalSizeType CUDA), block = LocalSize; the spec has no GridDiv"
+                             : "GlobalSize in threads (GlobalSizeType OpenCL), grid = ceil(GlobalSize / LocalSize), "
+                               "block = LocalSize; the spec has no GridDiv";
+  return geometry;
+}
+
+std::string_view to_string(T1GeometryRule rule) {
+  switch (rule) {
+    case T1GeometryRule::grid_div: return "GridDiv";
+    case T1GeometryRule::global_size: return "GlobalSize";
+    case T1GeometryRule::none: return "none";
+  }
+  return "none";
+}
+
+namespace {
 
 std::string lower_case(std::string text) {
   for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -149,8 +251,8 @@ SearchSpace t1_space_from_json(const nlohmann::json& t1, const std::string& wher
       ours["constraints"].push_back(expression);
     }
   }
-  if (kernel.is_object() && kernel.contains("LocalSize"))
-    ours["launch"] = t1_launch(kernel, t1_problem_size(t1, where), where);
+  const T1Geometry geometry = t1_geometry(t1, where);
+  if (geometry.rule != T1GeometryRule::none) ours["launch"] = geometry.launch;
   return SearchSpace::from_json(ours, where);
 }
 
