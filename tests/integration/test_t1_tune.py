@@ -151,5 +151,115 @@ class T1Tune(harness.KtuneTestCase):
         self.assertEqual(result["outcomes"], {"wrong_result": 5})
 
 
+def harness_values(text):
+    """A T1 parameter's Values: a list, or the Python list expression the examples write."""
+    if isinstance(text, list):
+        return text
+    return list(eval(text, {"__builtins__": {"range": range, "list": list}}))  # the spec's own expression
+
+
+class KernelTunerStyleSpec(harness.KtuneTestCase):
+    """tests/data/t1/axpy_in_place: a template kernel (no extern "C"), a ReadWrite vector, a
+    MemType Constant array, GridDiv geometry, and no ReferenceArguments: the default config's
+    output is the reference. Its configs with tile 4 and use_constant 1 do nothing, on purpose."""
+
+    def setUp(self):
+        super().setUp()
+        source = os.path.join(harness.ARGS.source_dir, "tests", "data", "t1", "axpy_in_place")
+        self.spec_dir = os.path.join(self.dir, "axpy_in_place")
+        shutil.copytree(source, self.spec_dir)
+        self.spec = os.path.join(self.spec_dir, "axpy_in_place_T1.json")
+        self.env = {"KTUNE_CACHE_DIR": os.path.join(self.dir, "cache")}
+
+    def backends(self):
+        return {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
+
+    def test_compiles_through_nvrtc_and_hiprtc_by_name_expression(self):
+        backends = self.backends()
+        if backends["cuda"]["built"]:
+            result = self.ktune_json("tune", "--t1", self.spec, "--compile-only", "--arch", "sm_90a",
+                                     env_extra=self.env, timeout=600)
+            self.assertEqual((result["compiled"], result["failed"]), (18, 0), json.dumps(result["failures"][:2]))
+            # The symbol NVRTC emitted for "axpy_in_place<float>" is kept beside each binary.
+            names = {open(os.path.join(self.dir, "cache", f)).read().strip()
+                     for f in os.listdir(os.path.join(self.dir, "cache")) if f.endswith(".entry")}
+            self.assertEqual(names, {"_Z13axpy_in_placeIfEvPT_PKS0_S3_i"})
+        if backends["hip"]["built"]:
+            result = self.ktune_json("tune", "--t1", self.spec, "--backend", "hip", "--compile-only", "--fast-compile",
+                                     "--arch", "gfx90a", env_extra=self.env, timeout=600)
+            self.assertEqual((result["compiled"], result["failed"]), (18, 0), json.dumps(result["failures"][:2]))
+
+    def test_the_kernel_tuner_style_examples_compile_by_name_expression(self):
+        """examples/t1-kernels (plain __global__ kernels, a template, a __constant__ array, a
+        ReadWrite vector, 2-D tiling) through NVRTC and hiprtc, each space cut to its default and
+        its first value per parameter to keep CI short (the full spaces compile on the GPU machine)."""
+        backends = self.backends()
+        examples = os.path.join(harness.ARGS.source_dir, "examples", "t1-kernels")
+        for name in sorted(os.listdir(examples)):
+            spec_file = os.path.join(examples, name, f"{name}_T1.json")
+            if not os.path.exists(spec_file):
+                continue
+            with open(spec_file) as file:
+                spec = json.load(file)
+            for parameter in spec["ConfigurationSpace"]["TuningParameters"]:
+                values = harness_values(parameter["Values"])
+                parameter["Values"] = json.dumps(sorted({values[0], parameter["Default"]}))
+            spec["KernelSpecification"]["KernelFile"] = os.path.join(examples, name, spec["KernelSpecification"]["KernelFile"])
+            cut = os.path.join(self.dir, f"{name}_cut_T1.json")
+            with open(cut, "w") as file:
+                json.dump(spec, file)
+            for backend, arch, extra in (("cuda", "sm_90a", []), ("hip", "gfx90a", ["--fast-compile"])):
+                if not backends[backend]["built"]:
+                    continue
+                with self.subTest(kernel=name, backend=backend):
+                    result = self.ktune_json("tune", "--t1", cut, "--backend", backend, "--compile-only", "--arch", arch,
+                                             *extra, env_extra=self.env, timeout=600)
+                    self.assertGreater(result["compiled"], 0)
+                    self.assertEqual(result["failed"], 0, json.dumps(result["failures"][:1])[:2000])
+
+    def test_verification_options_are_for_t1_specs(self):
+        refused = self.ktune("tune", "--kernel", "rmsnorm", "--no-verify", "--budget", "1", check=2)
+        self.assertIn("--no-verify", refused.stderr)
+        self.ktune("tune", "--t1", self.spec, "--atol", "-1", "--compile-only", "--arch", "sm_90a", check=2)
+
+    def require_gpu(self):
+        cuda = self.backends()["cuda"]
+        if not cuda["built"] or not cuda.get("devices"):
+            self.skipTest("no CUDA device")
+
+    def test_gpu_default_output_is_the_reference_and_catches_a_wrong_config(self):
+        self.require_gpu()
+        export = os.path.join(self.dir, "tuned")
+        result = self.ktune_json("tune", "--t1", self.spec, "--strategy", "brute_force", "--budget", "18",
+                                 "--max-seconds-per-config", "0.05", "--export-dir", export,
+                                 env_extra=self.env, timeout=600, check=0)
+        # Every config checked against the default's output: the constant array and the pointer
+        # hold the same values, and the ReadWrite vector is restored before each launch, so all
+        # agree, except the three that skip their work.
+        self.assertEqual(result["reference_config"], {"block_size_x": 128, "tile": 1, "use_constant": 0})
+        self.assertEqual(result["outcomes"], {"ok": 15, "wrong_result": 3}, json.dumps(result["outcomes"]))
+        self.assertIn("reference config", result["verification"])
+        self.assertTrue(result["geometry"]["rule"].startswith("GridDiv"))
+        self.assertEqual(result["geometry"]["default"]["launch"]["grid_x"], -(-16777213 // 128))
+        self.assertEqual(result["geometry"]["default"]["launch"]["block_x"], 128)
+        self.assertEqual(result["implausible"], 0)
+        with open(result["header"]) as header:
+            text = header.read()
+        self.assertIn("use_constant", text)
+        self.assertIn("tile", text)
+
+    def test_gpu_no_verify_flags_what_memory_cannot_deliver(self):
+        self.require_gpu()
+        result = self.ktune_json("tune", "--t1", self.spec, "--no-verify", "--strategy", "brute_force",
+                                 "--budget", "18", "--max-seconds-per-config", "0.05", "--no-export",
+                                 env_extra=self.env, timeout=600)
+        self.assertIn("off", result["verification"])
+        self.assertEqual(result["outcomes"], {"ok": 18})
+        self.assertEqual(result["best"]["error"], -1)
+        # The three configs that return at once "move" 200 MB in microseconds.
+        self.assertEqual(result["implausible"], 3, result.get("implausible_example"))
+        self.assertIn('"tile":4', result["implausible_example"])
+
+
 if __name__ == "__main__":
     harness.main()

@@ -41,6 +41,24 @@ TEST(StoppingRule, StopsWhenQuietAfterTheMinimum) {
   EXPECT_NE(rule.reason().find("noise 0.00%"), std::string::npos) << rule.reason();
 }
 
+TEST(StoppingRule, RacingStopsAClearlySlowerConfigAtItsMinimumSamples) {
+  StoppingCriteria criteria;
+  criteria.min_samples = 10;
+  criteria.min_time_s = 1.0;  // racing does not wait for the minimum time
+  criteria.race_ns = 1000;    // the best so far
+  StoppingRule slow(criteria);
+  for (int i = 0; i < 9; ++i) slow.add(i % 2 ? 1300.0 : 1900.0);
+  EXPECT_FALSE(slow.done());
+  slow.add(1300.0);  // median 1300: 1.3x the best, above the 1.25x factor
+  ASSERT_TRUE(slow.done());
+  EXPECT_NE(slow.reason().find("raced: median 1.30x the best so far after 10 samples"), std::string::npos)
+      << slow.reason();
+  // One within the factor is timed to the usual rule, however slow its outliers.
+  StoppingRule close(criteria);
+  for (int i = 0; i < 50; ++i) close.add(i % 5 ? 1100.0 : 5000.0);
+  EXPECT_FALSE(close.done());
+}
+
 TEST(StoppingRule, NoisySamplesRunUntilTheNoiseConvergesOrTheCap) {
   StoppingCriteria criteria;
   criteria.min_time_s = 0;

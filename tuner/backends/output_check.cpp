@@ -70,27 +70,40 @@ double stored_outputs_error(const std::vector<StoredOutput>& outputs) {
 }
 
 double stored_outputs_closeness(const std::vector<StoredOutput>& outputs, double atol, double rtol) {
+  constexpr std::size_t kChunk = 1 << 20;  // split over the host's cores as stored_outputs_error is
   double worst = 0;
   for (const StoredOutput& output : outputs) {
     const std::size_t n = output.expected.size();
-    bool finite = true;
+    const std::size_t workers =
+        std::clamp<std::size_t>(n / kChunk, 1, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<double> parts(workers, 0.0);  // each part's worst ratio; NaN for a non-finite value
     cpu::with_every_storage_type(output.precision, [&]<typename T>() {
       const T* got = static_cast<const T*>(output.data);
-      for (std::size_t i = 0; i < n && finite; ++i) {
-        const double expected = output.expected[i];
-        if (std::isnan(expected)) continue;  // unchecked element
-        const double value = cpu::to_double(got[i]);
-        if (value == expected) continue;     // also the same infinity
-        if (!std::isfinite(value) || std::isinf(expected)) {
-          finite = false;
-          break;
+      auto run = [&](std::size_t w) {
+        double part = 0;
+        for (std::size_t i = n * w / workers, end = n * (w + 1) / workers; i < end; ++i) {
+          const double expected = output.expected[i];
+          if (std::isnan(expected)) continue;  // unchecked element
+          const double value = cpu::to_double(got[i]);
+          if (value == expected) continue;     // also the same infinity
+          if (!std::isfinite(value) || std::isinf(expected)) {
+            part = NAN;
+            break;
+          }
+          const double allowed = atol + rtol * std::fabs(expected);
+          const double difference = std::fabs(value - expected);
+          part = std::max(part, allowed > 0 ? difference / allowed : INFINITY);
         }
-        const double allowed = atol + rtol * std::fabs(expected);
-        const double difference = std::fabs(value - expected);
-        worst = std::max(worst, allowed > 0 ? difference / allowed : INFINITY);
-      }
+        parts[w] = part;
+      };
+      std::vector<std::jthread> threads;
+      for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(run, w);
+      run(0);
     });
-    if (!finite) return NAN;
+    for (double part : parts) {
+      if (std::isnan(part)) return NAN;
+      worst = std::max(worst, part);
+    }
   }
   return worst;
 }

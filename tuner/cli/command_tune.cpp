@@ -53,6 +53,7 @@ struct TuneOptions {
   std::string record_dir;
   std::string t1_spec;
   bool no_verify = false;
+  bool no_race = false;
   std::optional<double> atol;
   std::optional<double> rtol;
   bool compile_only = false;
@@ -237,6 +238,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.measure.stopping.max_noise = options.max_noise;
   request.argv = common.argv;
   request.use_prior = !options.no_prior;
+  request.race = !options.no_race;
   for (const std::string& file : options.prior_files) request.prior_spaces.push_back(load_prior_space(file));
   if (!options.record_dir.empty()) request.record_dir = options.record_dir;
   if (!options.t1_spec.empty()) request.t1_spec = options.t1_spec;
@@ -369,6 +371,9 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                       "or HIP through hiprtc (the spec's Language, unless --backend says otherwise). The\n"
                       "header exported holds the spec's parameters")
       ->check(CLI::ExistingFile);
+  command->add_flag("--no-race", options->no_race,
+                    "Time every config to its stopping rule; by default a config whose median is over 1.25x\n"
+                    "the best so far stops once it has its minimum samples (it cannot be the winner)");
   command->add_flag("--no-verify", options->no_verify,
                     "With --t1: do not check outputs (every result's error is -1; the summary says so)");
   command->add_option("--atol", options->atol,

@@ -18,7 +18,7 @@ std::string percent(double fraction) {
 nlohmann::json StoppingCriteria::to_json() const {
   return {{"min_samples", min_samples}, {"max_samples", max_samples},   {"max_noise", max_noise},
           {"min_time_s", min_time_s},   {"max_time_s", max_time_s},     {"noise_window", noise_window},
-          {"noise_stability", noise_stability}};
+          {"noise_stability", noise_stability}, {"race_ns", race_ns},           {"race_factor", race_factor}};
 }
 
 StoppingCriteria StoppingCriteria::from_json(const nlohmann::json& json) {
@@ -30,6 +30,8 @@ StoppingCriteria StoppingCriteria::from_json(const nlohmann::json& json) {
   c.max_time_s = json.value("max_time_s", c.max_time_s);
   c.noise_window = json.value("noise_window", c.noise_window);
   c.noise_stability = json.value("noise_stability", c.noise_stability);
+  c.race_ns = json.value("race_ns", c.race_ns);
+  c.race_factor = json.value("race_factor", c.race_factor);
   return c;
 }
 
@@ -41,6 +43,7 @@ void StoppingRule::add(double sample_ns) {
   m2_ += delta * (sample_ns - mean_);
   const double noise = count_ > 1 && mean_ > 0 ? std::sqrt(m2_ / static_cast<double>(count_ - 1)) / mean_ : 0.0;
   noise_history_.push_back(noise);
+  if (criteria_.race_ns > 0) samples_.push_back(sample_ns);
   decide();
 }
 
@@ -56,7 +59,20 @@ void StoppingRule::decide() {
     reason_ = "time cap reached at noise " + percent(noise) + at;
     return;
   }
-  if (count_ < criteria_.min_samples || seconds < criteria_.min_time_s) return;
+  if (count_ < criteria_.min_samples) return;
+  // A config clearly slower than the best needs no more than its minimum samples to show it.
+  if (criteria_.race_ns > 0) {
+    std::vector<double> sorted = samples_;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    if (median > criteria_.race_factor * criteria_.race_ns) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.2f", median / criteria_.race_ns);
+      reason_ = "raced: median " + std::string(ratio) + "x the best so far" + at;
+      return;
+    }
+  }
+  if (seconds < criteria_.min_time_s) return;
   if (noise <= criteria_.max_noise) {
     reason_ = "noise " + percent(noise) + " <= " + percent(criteria_.max_noise) + at;
     return;

@@ -21,7 +21,8 @@ EvaluationTask EvaluationTask::from_json(const nlohmann::json& json) {
 }
 
 nlohmann::json EvaluationJob::to_json() const {
-  return {{"id", id}, {"index", index}, {"config", protocol::config_to_json(config)}, {"launch", launch}};
+  return {{"id", id}, {"index", index}, {"config", protocol::config_to_json(config)}, {"launch", launch},
+          {"race_ns", race_ns}};
 }
 
 EvaluationJob EvaluationJob::from_json(const nlohmann::json& json) {
@@ -30,6 +31,7 @@ EvaluationJob EvaluationJob::from_json(const nlohmann::json& json) {
   job.index = json.at("index");
   job.config = protocol::config_from_json(json.at("config"));
   job.launch = json.at("launch").get<std::map<std::string, std::int64_t>>();
+  job.race_ns = json.value("race_ns", 0.0);
   return job;
 }
 

@@ -32,6 +32,9 @@ struct EvaluationJob {
   std::size_t index = 0;   // into the tune's valid configs
   Config config;
   std::map<std::string, std::int64_t> launch;  // the geometry the space derives for the config
+  // The best median of the tune when the job was handed out (0: none yet, or racing off): the
+  // device stops timing a config clearly slower (StoppingCriteria::race_ns).
+  double race_ns = 0;
 
   nlohmann::json to_json() const;
   static EvaluationJob from_json(const nlohmann::json& json);

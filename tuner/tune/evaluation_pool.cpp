@@ -87,15 +87,16 @@ std::size_t EvaluationPool::remote_capacity(int rank) const {
 bool EvaluationPool::has_room() const {
   std::lock_guard lock(mutex_);
   std::size_t free = 0;
-  // With several local devices, one job waits for each beside the one it measures, so a device
-  // that finishes starts the next at once, while the tune loop records results one at a time.
-  // One device keeps one config in flight: a tune's time limit and Ctrl-C stop right after it.
+  // One job waits for each local device beside the one it measures, so a device that finishes
+  // starts the next at once, while the tune loop records results one at a time (a single GPU
+  // idled through every database write and worker round trip otherwise). Ctrl-C drops the
+  // waiting ones; a time limit lets them finish.
   std::size_t local_devices = 0;
   for (std::size_t slot = 0; slot < local_infos_.size(); ++slot) {
     free += local_in_task_[slot] && !local_busy_[slot];
     local_devices += local_in_task_[slot];
   }
-  const std::size_t spare = local_devices > 1 ? local_devices : 0;
+  const std::size_t spare = local_devices;
   for (const auto& [rank, load] : rank_load_) free += remote_capacity(rank) - std::min(load, remote_capacity(rank));
   return free + spare > pending_.size();
 }

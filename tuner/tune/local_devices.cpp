@@ -133,7 +133,9 @@ FinishedEvaluation evaluate_job(WorkerClient& worker, const EvaluationTask& task
       done.result.message = built.log;
       done.result.compile_ms = build.compile_ms;
     } else {
-      done.result = worker.evaluate(task.problem, job.config, build, task.settings, task.config_timeout_s);
+      MeasureSettings settings = task.settings;
+      settings.stopping.race_ns = job.race_ns;
+      done.result = worker.evaluate(task.problem, job.config, build, settings, task.config_timeout_s);
       done.prepare_seconds = worker.last_prepare_seconds();
     }
   } catch (const KtuneError& e) {

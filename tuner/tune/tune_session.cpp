@@ -25,6 +25,7 @@
 #include "tuner/tune/hello_timeout.hpp"
 #include "tuner/tune/host_name.hpp"
 #include "tuner/tune/input_seed.hpp"
+#include "tuner/tune/plausibility.hpp"
 #include "tuner/core/space_context.hpp"
 #include "tuner/tune/covering_sample.hpp"
 #include "tuner/tune/space_files.hpp"
@@ -144,24 +145,6 @@ void check_problem_fits(const Problem& problem, double bytes, const DeviceInfo& 
                      std::to_string(static_cast<long long>(std::ceil(needed_bytes / (1 << 30)))) + " GiB, more than the " +
                      std::to_string(memory->second >> 30) + " GiB of " + device.name +
                      "; choose a smaller --shape");
-}
-
-// A time shorter than the device's memory could move the family's bytes in (each input read
-// once, each output written once, at the peak bandwidth) cannot have been measured: flagged, with
-// why, where the L2 was flushed between samples (otherwise a warm cache may legitimately beat
-// memory). Empty when plausible or when the bound is unknown.
-std::string implausibility(const EvaluationResult& result, double bytes, const DeviceInfo& device) {
-  if (result.outcome != Outcome::ok || bytes <= 0 || !result.environment.value("l2_flushed", false)) return {};
-  const auto peak = peak_memory_bandwidth(device);
-  if (!peak || *peak <= 0) return {};
-  const double fastest_ns = bytes / *peak * 1e9;
-  if (result.stats.median_ns >= fastest_ns) return {};
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "timed %.4g us, but moving its %.4g MB at the peak %.4g GB/s takes at least %.4g us: the kernel "
-                "does less work than its arguments imply, or the timing is wrong",
-                result.stats.median_ns * 1e-3, bytes * 1e-6, *peak * 1e-9, fastest_ns * 1e-3);
-  return text;
 }
 
 // What every device-model tune of one request shares.
@@ -407,7 +390,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
         break;
       }
       if (retry) retried.insert(config.key());
-      pool.submit(EvaluationJob{next_job_id++, *index, config, launch_geometry(in.space, config, context)});
+      // Racing: a config clearly slower than the best so far stops once it has its minimum samples.
+      const double race_ns = request.race && summary.best ? summary.best->stats.median_ns : 0.0;
+      pool.submit(EvaluationJob{next_job_id++, *index, config, launch_geometry(in.space, config, context), race_ns});
     }
     if (proposing && g_stop_requested.load()) {
       // Configs already measuring finish and are recorded; those still waiting are dropped.

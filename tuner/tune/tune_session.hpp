@@ -40,6 +40,9 @@ struct TuneRequest {
   // from the spec.
   std::optional<std::filesystem::path> t1_spec;
   MeasureSettings measure;
+  // Stop timing a config once its median is clearly above the best so far (StoppingCriteria::
+  // race_ns); `--no-race` times every config to its stopping rule.
+  bool race = true;
   double config_timeout_s = 60.0;             // per config, verification and timing included
   // When set, every visited config (reused ones too) is also written there as a Kernel Tuner
   // cache and as T4 results, named after the kernel, backend and problem (tune_recording.hpp).
