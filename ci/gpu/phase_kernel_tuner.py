@@ -568,8 +568,14 @@ def compare_geometry(spec, rows, limit=GEOMETRY_SAMPLE):
     return report
 
 
+def ktune_measure_args():
+    """ktune's measurement options for this comparison (KTUNE_KT_KTUNE_ARGS, e.g.
+    "--max-seconds-per-config 0.005"): stated in the table, empty for ktune's defaults."""
+    return os.environ.get("KTUNE_KT_KTUNE_ARGS", "").split()
+
+
 def ktune_tune_args(derived, db, *extra):
-    return ["tune", "--t1", derived, "-b", "cuda", *extra, "--db", db, "--json"]
+    return ["tune", "--t1", derived, "-b", "cuda", *ktune_measure_args(), *extra, "--db", db, "--json"]
 
 
 def supports(context, option):
@@ -805,12 +811,14 @@ def machine_meta(context, seconds):
 
 
 def commands(seconds, names):
-    return [f"KTUNE_KT_SPECS=\"{' '.join(names)}\" KTUNE_KT_SECONDS={seconds} ci/gpu-check kernel_tuner",
+    measure = " ".join(ktune_measure_args())
+    return [f"KTUNE_KT_SPECS=\"{' '.join(names)}\" KTUNE_KT_SECONDS={seconds}"
+            + (f" KTUNE_KT_KTUNE_ARGS=\"{measure}\"" if measure else "") + " ci/gpu-check kernel_tuner",
             "Kernel Tuner, per kernel: kernel_tuner.tune_kernel(KernelName, KernelFile, ProblemSize, arguments, "
             "tune_params, grid_div_x/y/z=GridDivX/Y/Z, restrictions=Conditions, cmem_args={MemType Constant "
             "arguments}, compiler_options=CompilerOptions, lang=\"cupy\", device=0, iterations=7, "
             f"strategy=\"random_sample\", strategy_options={{\"time_limit\": {seconds}, \"fraction\": 1.0}}, quiet=True)",
-            f"ktune, per kernel: ktune tune --t1 <work>/kt-<kernel>/<kernel>_ktune_T1.json -b cuda --strategy random "
+            f"ktune, per kernel: ktune tune --t1 <work>/kt-<kernel>/<kernel>_ktune_T1.json -b cuda {measure + ' ' if measure else ''}--strategy random "
             f"--time-limit {seconds * 100} --db <work>/kt-<kernel>/kt-<kernel>.db --json  (SIGINT after {seconds} s)",
             "output check: ktune tune --t1 <work>/kt-<kernel>/<kernel>_kt_best_T1.json -b cuda --strategy brute_force "
             "--db <work>/kt-<kernel>/kt-best.db --json  (ReferenceArguments = Kernel Tuner's run_kernel outputs)",
