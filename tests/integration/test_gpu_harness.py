@@ -135,7 +135,7 @@ class GpuHarness(harness.KtuneTestCase):
     def test_plans(self):
         """Every phase prints its plan without a GPU (KTUNE_GPU_PLAN=1)."""
         for phase in ("check", "bench", "suite", "dashboard", "spaces", "t1", "gemm", "attention", "scaling",
-                      "vulkan"):
+                      "vulkan", "kernel_tuner"):
             result = self.gpu_check(phase, env_extra={"KTUNE_GPU_PLAN": "1"})
             self.assertEqual(result.returncode, 0, f"{phase}: {result.stderr}")
             self.assertIn(f"== {phase} plan", result.stdout)
@@ -143,6 +143,10 @@ class GpuHarness(harness.KtuneTestCase):
         self.assertIn("rmsnorm_rope rows=4096,heads=32,head_dim=128", suite)
         self.assertNotIn("gemm m=", suite)  # gemm and flash_attention have phases of their own
         self.assertIn("plan: swiglu 32768x8192 left out for time", suite)
+        # The comparison with Kernel Tuner lists each example spec with Kernel Tuner's geometry.
+        kernel_tuner = self.gpu_check("kernel_tuner", env_extra={"KTUNE_GPU_PLAN": "1"}).stdout
+        self.assertIn("gelu_tpl: gelu<float>", kernel_tuner)
+        self.assertIn("grid (128, 512, 1) block (32, 8, 1)", kernel_tuner)  # conv2d_cmem's default
 
 
 if __name__ == "__main__":

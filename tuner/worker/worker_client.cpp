@@ -264,4 +264,30 @@ EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& co
   return EvaluationResult::from_json(reply.at("result"));
 }
 
+BuiltVariant WorkerClient::compile(const Problem& problem, const Config& config, const std::string& arch,
+                                   BuildEffort effort, const std::vector<std::string>& launch_only, double timeout_s) {
+  const nlohmann::json request = {{"op", "compile"},
+                                  {"problem", problem.to_json()},
+                                  {"config", protocol::config_to_json(config)},
+                                  {"arch", arch},
+                                  {"fast", effort == BuildEffort::fast_check},
+                                  {"launch_only", launch_only}};
+  nlohmann::json reply;
+  EvaluationResult failure;
+  BuiltVariant built;
+  if (!exchange(request, timeout_s, reply, failure)) {
+    built.log = "the compile process failed: " + failure.message;
+    return built;
+  }
+  if (!reply.value("ok", false)) {
+    built.log = reply.value("error", std::string("the compile process refused the request"));
+    return built;
+  }
+  const auto& variant = reply.at("variant");
+  built.ok = variant.at("ok").get<bool>();
+  built.log = variant.at("log").get<std::string>();
+  built.build = VariantBuild::from_json(variant.at("build"));
+  return built;
+}
+
 }  // namespace ktune

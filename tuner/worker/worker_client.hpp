@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tuner/backends/backend.hpp"
+#include "tuner/backends/variant_builder.hpp"
 #include "tuner/worker/line_channel.hpp"
 
 namespace ktune {
@@ -34,6 +35,11 @@ class WorkerClient {
   DeviceInfo hello(double timeout_s);
   EvaluationResult evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
                             const MeasureSettings& settings, double timeout_s);
+  // Builds one variant in the worker process, which opens no device for it: NVRTC and hiprtc
+  // scale across processes where their threads in one process do not. A worker that crashes or
+  // hangs is a failed build with the reason.
+  BuiltVariant compile(const Problem& problem, const Config& config, const std::string& arch, BuildEffort effort,
+                       const std::vector<std::string>& launch_only, double timeout_s);
   int restarts() const { return restarts_; }
   // Seconds the last evaluate() spent preparing the problem in a fresh worker (0 when the worker
   // had it ready): set-up, not evaluation, so time limits leave it out.

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tuner/backends/registry.hpp"
+#include "tuner/backends/variant_builder.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/formats/t1/t1_kernel.hpp"
 #include "tuner/worker/line_channel.hpp"
@@ -24,6 +25,9 @@ int run_worker(const std::string& backend_name, int device_index) {
   LineReader requests(kWorkerRequestFd);
   auto reply = [](const nlohmann::json& message) { write_line(kWorkerResponseFd, message.dump()); };
   std::unique_ptr<Backend> backend;
+  std::unique_ptr<VariantBuilder> builder;  // in a compile process: the last problem's
+  std::string builder_key;
+  std::size_t next_build = 0;
   std::string line;
   while (requests.read_line(line, -1) == LineReader::Status::line) {
     nlohmann::json request;
@@ -31,6 +35,25 @@ int run_worker(const std::string& backend_name, int device_index) {
       request = nlohmann::json::parse(line);
       const std::string op = request.at("op").get<std::string>();
       if (op == "quit") return 0;
+      if (op == "compile") {
+        // A compile process: builds variants and never opens the device.
+        register_t1_kernel_from_environment();
+        const Problem problem = protocol::problem_from_json(request.at("problem"));
+        const Config config = protocol::config_from_json(request.at("config"));
+        const BuildEffort effort = request.value("fast", false) ? BuildEffort::fast_check : BuildEffort::full;
+        const std::string key = problem.family + ":" + problem.key() + "|" + request.at("arch").get<std::string>() +
+                                (effort == BuildEffort::fast_check ? "|fast" : "");
+        if (!builder || builder_key != key) {
+          builder = make_variant_builder(backend_name, find_family(problem.family), problem, request.at("arch"),
+                                         /*threads=*/1, effort, request.value("launch_only", std::vector<std::string>{}));
+          builder_key = key;
+        }
+        if (!builder) throw InputError("the " + backend_name + " backend has no compile step");
+        const BuiltVariant built = builder->get(next_build++, config);
+        reply({{"ok", true},
+               {"variant", {{"ok", built.ok}, {"log", built.log}, {"build", built.build.to_json()}}}});
+        continue;
+      }
       if (!backend) {
         // The kernel of a T1 spec, when the tuner that started this worker tunes one.
         register_t1_kernel_from_environment();
