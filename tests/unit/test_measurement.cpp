@@ -47,7 +47,7 @@ TEST(StoppingRule, RacingStopsAClearlySlowerConfigAtItsMinimumSamples) {
   criteria.min_time_s = 1.0;  // racing does not wait for the minimum time
   criteria.race_ns = 1000;    // the best so far
   StoppingRule slow(criteria);
-  for (int i = 0; i < 9; ++i) slow.add(i % 2 ? 1300.0 : 1900.0);
+  for (int i = 0; i < 9; ++i) slow.add(i < 2 ? 1900.0 : 1300.0);
   EXPECT_FALSE(slow.done());
   slow.add(1300.0);  // median 1300: 1.3x the best, above the 1.25x factor
   ASSERT_TRUE(slow.done());

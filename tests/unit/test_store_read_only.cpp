@@ -184,8 +184,8 @@ TEST_F(StoreReadOnlyTest, WritingToAReadOnlyStoreIsABug) {
 }
 
 TEST_F(StoreReadOnlyTest, RefusesAnOlderSchemaNamingTheFileAndLeavesIt) {
-  sql(db_, "DROP TABLE bench_results; DROP TABLE bench_runs; DELETE FROM schema_migrations WHERE version > 1; "
-           "PRAGMA user_version = 1;");
+  sql(db_, "DROP TABLE bench_results; DROP TABLE bench_runs; ALTER TABLE runs DROP COLUMN notes; "
+           "DELETE FROM schema_migrations WHERE version > 1; PRAGMA user_version = 1;");
   ASSERT_EQ(names_in(dir_), std::vector<std::string>{"results.db"});
   const std::string bytes = read_bytes(db_);
   expect_refused([&] { Store::open_read_only(db_); }, "older than the version");

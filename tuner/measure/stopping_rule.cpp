@@ -61,7 +61,10 @@ void StoppingRule::decide() {
   }
   if (count_ < criteria_.min_samples) return;
   // A config clearly slower than the best needs no more than its minimum samples to show it.
-  if (criteria_.race_ns > 0) {
+  // Judged at the minimum and again each time the sample count doubles: a median per sample
+  // would make a long measurement quadratic.
+  const bool race_now = criteria_.race_ns > 0 && count_ >= criteria_.min_samples && (count_ & (count_ - 1)) == 0;
+  if (race_now || (criteria_.race_ns > 0 && count_ == criteria_.min_samples)) {
     std::vector<double> sorted = samples_;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
     const double median = sorted[sorted.size() / 2];

@@ -40,6 +40,10 @@ class Strategy {
   // The next index into the valid configs, or nullopt when the strategy has nothing more.
   std::optional<std::size_t> next() { return propose(); }
   void observe(std::size_t index, const EvaluationResult& result) { learn(index, result); }
+  // False when what it proposes never depends on what it observed (brute force, random
+  // sampling): such a tune may keep a config waiting at each device without changing which
+  // configs a resumed tune proposes.
+  virtual bool learns() const { return true; }
 
  private:
   virtual std::optional<std::size_t> propose() = 0;
@@ -50,6 +54,7 @@ class Strategy {
 class BruteForce final : public Strategy {
  public:
   explicit BruteForce(std::size_t size) : size_(size) {}
+  bool learns() const override { return false; }
 
  private:
   std::optional<std::size_t> propose() override;
@@ -61,6 +66,7 @@ class BruteForce final : public Strategy {
 class RandomSampling final : public Strategy {
  public:
   RandomSampling(std::size_t size, std::uint64_t seed);
+  bool learns() const override { return false; }
 
  private:
   std::optional<std::size_t> propose() override;

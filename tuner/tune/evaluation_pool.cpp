@@ -39,9 +39,11 @@ std::vector<std::string> EvaluationPool::fingerprints() const {
   return models;
 }
 
-void EvaluationPool::begin(const EvaluationTask& task, const std::string& fingerprint, VariantBuilder* builder) {
+void EvaluationPool::begin(const EvaluationTask& task, const std::string& fingerprint, VariantBuilder* builder,
+                           bool queue_ahead) {
   std::lock_guard lock(mutex_);
   task_ = task;
+  queue_ahead_ = queue_ahead;
   builder_ = builder;
   losses_.clear();
   for (std::size_t slot = 0; slot < local_infos_.size(); ++slot)
@@ -87,16 +89,17 @@ std::size_t EvaluationPool::remote_capacity(int rank) const {
 bool EvaluationPool::has_room() const {
   std::lock_guard lock(mutex_);
   std::size_t free = 0;
-  // One job waits for each local device beside the one it measures, so a device that finishes
-  // starts the next at once, while the tune loop records results one at a time (a single GPU
-  // idled through every database write and worker round trip otherwise). Ctrl-C drops the
-  // waiting ones; a time limit lets them finish.
+  // With several local devices, one job waits for each beside the one it measures, so a device
+  // that finishes starts the next at once, while the tune loop records results one at a time.
+  // One device does the same when the task queues ahead (a strategy that does not learn; see
+  // begin()): it no longer idles through each database write and worker round trip. Otherwise
+  // it keeps one config in flight: a tune's time limit and Ctrl-C stop right after it.
   std::size_t local_devices = 0;
   for (std::size_t slot = 0; slot < local_infos_.size(); ++slot) {
     free += local_in_task_[slot] && !local_busy_[slot];
     local_devices += local_in_task_[slot];
   }
-  const std::size_t spare = local_devices;
+  const std::size_t spare = local_devices > 1 || queue_ahead_ ? local_devices : 0;
   for (const auto& [rank, load] : rank_load_) free += remote_capacity(rank) - std::min(load, remote_capacity(rank));
   return free + spare > pending_.size();
 }

@@ -38,8 +38,12 @@ class EvaluationPool {
   // The device models present, by fingerprint, in order of first appearance.
   std::vector<std::string> fingerprints() const;
   // Starts a task on the live devices of model `fingerprint`. `builder` (may be null) builds
-  // variants for this host's devices; remote ranks build their own.
-  void begin(const EvaluationTask& task, const std::string& fingerprint, VariantBuilder* builder);
+  // variants for this host's devices; remote ranks build their own. `queue_ahead`: a single
+  // device also gets a config waiting beside the one it measures (several always do), for a
+  // strategy whose proposals do not depend on the results (Strategy::learns), since otherwise a
+  // resumed tune, which learns each reused result at once, would propose other configs.
+  void begin(const EvaluationTask& task, const std::string& fingerprint, VariantBuilder* builder,
+             bool queue_ahead = false);
   // Devices of the task still alive.
   std::size_t devices_in_use() const;
   std::vector<std::string> device_labels_in_use() const;
@@ -80,6 +84,7 @@ class EvaluationPool {
   std::condition_variable changed_;
   EvaluationTask task_;
   VariantBuilder* builder_ = nullptr;
+  bool queue_ahead_ = false;  // begin(): a single device also gets a waiting config
   std::vector<bool> local_in_task_, local_busy_;
   std::map<int, std::size_t> rank_devices_in_task_;  // rank -> its devices taking part
   std::map<int, std::size_t> rank_load_;             // rank -> jobs it holds

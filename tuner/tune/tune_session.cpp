@@ -311,7 +311,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
                         "--no-verify to tune unverified");
   }
   summary.verification = in.family.verification(problem);
-  pool.begin(task, device.fingerprint, builder.get());
+  pool.begin(task, device.fingerprint, builder.get(), /*queue_ahead=*/!strategy->learns());
   // Declared after the builder, so that on an exception the devices stop using it before it goes.
   struct PoolTask {
     EvaluationPool& pool;
