@@ -412,11 +412,34 @@ def _worker_retime(job, kernel_tuner):
     return {"times_ms": times, "errors": errors}
 
 
+def _sixteen_byte_cupy_uuid():
+    """Kernel Tuner 1.5's CuPy backend records the device as uuid.UUID(bytes=props["uuid"]),
+    which needs exactly 16 bytes; on one H100 machine (2026-11-27) cupy's properties gave it
+    otherwise and every tune failed at start ("bytes is not a 16-char string"). The UUID only goes
+    into Kernel Tuner's environment record, so it is padded or cut to 16 bytes here. (Not yet run
+    on a machine showing the failure.)"""
+    import cupy
+    original = cupy.cuda.runtime.getDeviceProperties
+
+    def properties(device):
+        props = original(device)
+        uid = props.get("uuid") if isinstance(props, dict) else None
+        if isinstance(uid, str):
+            uid = uid.encode()
+        if isinstance(uid, (bytes, bytearray)) and len(uid) != 16:
+            props = dict(props)
+            props["uuid"] = bytes(uid[:16]).ljust(16, b"\0")
+        return props
+
+    cupy.cuda.runtime.getDeviceProperties = properties
+
+
 def worker(job_path):
     """Runs one Kernel Tuner step described by JOB.json and writes its result to job["result"]."""
     with open(job_path) as f:
         job = json.load(f)
     try:
+        _sixteen_byte_cupy_uuid()
         import kernel_tuner
         result = {"tune": _worker_tune, "output": _worker_output, "retime": _worker_retime}[job["task"]](job, kernel_tuner)
         result["kernel_tuner_version"] = getattr(kernel_tuner, "__version__", "?")
