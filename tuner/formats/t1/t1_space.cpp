@@ -46,24 +46,13 @@ std::vector<std::int64_t> t1_problem_size(const nlohmann::json& t1, const std::s
   return sizes;
 }
 
-std::string substitute_problem_size(const std::string& text, const std::vector<std::int64_t>& sizes,
-                                    const std::string& where) {
-  static const std::regex reference(R"(ProblemSize\s*\[\s*([0-9]{1,6})\s*\])");
-  std::string out;
-  auto begin = std::sregex_iterator(text.begin(), text.end(), reference);
-  std::size_t last = 0;
-  for (auto match = begin; match != std::sregex_iterator(); ++match) {
-    const std::size_t index = std::stoul((*match)[1].str());
-    if (index >= sizes.size())
-      throw InputError(where + ": \"" + text + "\" reads ProblemSize[" + std::to_string(index) + "] but ProblemSize has " +
-                       std::to_string(sizes.size()) + " entries");
-    out += text.substr(last, static_cast<std::size_t>(match->position()) - last) + std::to_string(sizes[index]);
-    last = static_cast<std::size_t>(match->position() + match->length());
-  }
-  return out + text.substr(last);
-}
+namespace {
 
-std::string problem_size_names(const std::string& text, std::size_t count, const std::string& where) {
+// `text` with each ProblemSize[i] replaced by replacement(i); InputError for an index of `count`
+// or more.
+template <typename Replacement>
+std::string replace_problem_size(const std::string& text, std::size_t count, const std::string& where,
+                                 Replacement replacement) {
   static const std::regex reference(R"(ProblemSize\s*\[\s*([0-9]{1,6})\s*\])");
   std::string out;
   std::size_t last = 0;
@@ -72,10 +61,21 @@ std::string problem_size_names(const std::string& text, std::size_t count, const
     if (index >= count)
       throw InputError(where + ": \"" + text + "\" reads ProblemSize[" + std::to_string(index) + "] but ProblemSize has " +
                        std::to_string(count) + " entries");
-    out += text.substr(last, static_cast<std::size_t>(match->position()) - last) + "problem_size_" + std::to_string(index);
+    out += text.substr(last, static_cast<std::size_t>(match->position()) - last) + replacement(index);
     last = static_cast<std::size_t>(match->position() + match->length());
   }
   return out + text.substr(last);
+}
+
+}  // namespace
+
+std::string substitute_problem_size(const std::string& text, const std::vector<std::int64_t>& sizes,
+                                    const std::string& where) {
+  return replace_problem_size(text, sizes.size(), where, [&](std::size_t i) { return std::to_string(sizes[i]); });
+}
+
+std::string problem_size_names(const std::string& text, std::size_t count, const std::string& where) {
+  return replace_problem_size(text, count, where, [](std::size_t i) { return "problem_size_" + std::to_string(i); });
 }
 
 namespace {
