@@ -101,7 +101,12 @@ bool EvaluationPool::has_room() const {
   }
   const std::size_t spare = local_devices > 1 || queue_ahead_ ? local_devices : 0;
   for (const auto& [rank, load] : rank_load_) free += remote_capacity(rank) - std::min(load, remote_capacity(rank));
-  return free + spare > pending_.size();
+  // Without a spare, a result the tune loop has not taken yet still holds its device's place: a
+  // config that finished while the loop was busy must be observed before the next is proposed,
+  // or a learning strategy proposes from fewer results than it would on a rerun, and an
+  // identical rerun is no longer a resume.
+  const std::size_t unseen = spare == 0 ? finished_.size() : 0;
+  return free + spare > pending_.size() + unseen;
 }
 
 std::size_t EvaluationPool::in_flight() const {
