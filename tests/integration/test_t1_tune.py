@@ -256,6 +256,27 @@ class KernelTunerStyleSpec(harness.KtuneTestCase):
         self.assertIn("use_constant", text)
         self.assertIn("tile", text)
 
+    def test_gpu_outputs_checked_on_the_device_agree_with_the_host_check(self):
+        """The reference stays on the GPU and each config's outputs are judged there; forced to
+        the host (KTUNE_OUTPUT_CHECK=host) the same configs get the same outcome and the same
+        error figure, to the bit."""
+        self.require_gpu()
+        figures = {}
+        for where in ("device", "host"):
+            db = os.path.join(self.dir, f"{where}.db")
+            env = dict(self.env, **({"KTUNE_OUTPUT_CHECK": "host"} if where == "host" else {}))
+            self.ktune_json("tune", "--t1", self.spec, "--strategy", "brute_force", "--budget", "18",
+                            "--max-seconds-per-config", "0.01", "--no-export", "--db", db,
+                            env_extra=env, timeout=600, check=0)
+            rows = self.query("SELECT config_key, outcome, error, environment FROM measurements", db=db)
+            figures[where] = {key: (outcome, error) for key, outcome, error, _ in rows}
+            checked_on = {json.loads(environment).get("outputs_checked_on") for _, _, _, environment in rows}
+            # The reference config itself is captured, not checked.
+            self.assertEqual(checked_on - {"none"}, {where})
+        self.assertEqual(len(figures["device"]), 18)
+        self.assertEqual(figures["device"], figures["host"])
+        self.assertEqual(sorted(outcome for outcome, _ in figures["device"].values()).count("wrong_result"), 3)
+
     def test_gpu_no_verify_flags_what_memory_cannot_deliver(self):
         self.require_gpu()
         result = self.ktune_json("tune", "--t1", self.spec, "--no-verify", "--strategy", "brute_force",

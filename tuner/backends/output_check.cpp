@@ -108,15 +108,17 @@ double stored_outputs_closeness(const std::vector<StoredOutput>& outputs, double
   return worst;
 }
 
+OutputCheck judge_closeness(double error, const KernelFamily::Closeness& close) {
+  char text[160];
+  std::snprintf(text, sizeof text, "largest |got - expected| / (atol + rtol |expected|) = %.3g (atol %.1e, rtol %.1e)",
+                error, close.atol, close.rtol);
+  return {error, Verdict{error <= 1.0, std::isnan(error) ? "an output holds NaN or infinity where the reference does not"
+                                                             : std::string(text)}};
+}
+
 OutputCheck check_outputs(const KernelFamily& family, const Problem& problem, const std::vector<StoredOutput>& outputs) {
-  if (const auto close = family.closeness()) {
-    const double error = stored_outputs_closeness(outputs, close->atol, close->rtol);
-    char text[160];
-    std::snprintf(text, sizeof text, "largest |got - expected| / (atol + rtol |expected|) = %.3g (atol %.1e, rtol %.1e)",
-                  error, close->atol, close->rtol);
-    return {error, Verdict{error <= 1.0, std::isnan(error) ? "an output holds NaN or infinity where the reference does not"
-                                                               : std::string(text)}};
-  }
+  if (const auto close = family.closeness())
+    return judge_closeness(stored_outputs_closeness(outputs, close->atol, close->rtol), *close);
   const double error = stored_outputs_error(outputs);
   return {error, judge_error(error, family.tolerance(problem.precision))};
 }

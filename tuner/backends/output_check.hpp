@@ -39,6 +39,9 @@ struct OutputCheck {
   double error;
   Verdict verdict;
 };
+// The verdict on a closeness figure (stored_outputs_closeness, or the same computed on the
+// device): passes at 1 or below.
+OutputCheck judge_closeness(double error, const KernelFamily::Closeness& close);
 OutputCheck check_outputs(const KernelFamily& family, const Problem& problem, const std::vector<StoredOutput>& outputs);
 
 }  // namespace ktune

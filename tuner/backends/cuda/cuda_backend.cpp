@@ -3,6 +3,8 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <future>
@@ -12,7 +14,9 @@
 #include "kernels/common/cpu_numeric.hpp"
 #include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/cuda/cuda_driver.hpp"
+#include "tuner/backends/cuda/cuda_buffer.hpp"
 #include "tuner/backends/cuda/cuda_launch.hpp"
+#include "tuner/backends/cuda/cuda_output_check.hpp"
 #include "tuner/backends/cuda/nvml_monitor.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
 #include "tuner/backends/host_problem.hpp"
@@ -21,23 +25,6 @@
 
 namespace ktune {
 namespace {
-
-// Device memory freed on scope exit; the no-throw release suits destructors.
-struct DeviceBuffer {
-  CUdeviceptr pointer = 0;
-  std::size_t bytes = 0;
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t size) : bytes(size) { KT_CU(cuMemAlloc(&pointer, size == 0 ? 1 : size)); }
-  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) { other.pointer = 0; }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    std::swap(pointer, other.pointer);
-    std::swap(bytes, other.bytes);
-    return *this;
-  }
-  ~DeviceBuffer() {
-    if (pointer) CudaDriver::get().cuMemFree(pointer);
-  }
-};
 
 // Page-locked host memory for reading outputs back: copies run at the bus's full speed, and the
 // buffer is allocated once per problem instead of per config (a fresh vector zero-fills it). Plain
@@ -73,6 +60,9 @@ struct CudaBackend::Impl {
   std::optional<NvmlMonitor> nvml;
   bool healthy = true;
   std::optional<DeviceBuffer> flush_buffer;  // written between samples to evict L2
+  // Compiled at the first problem whose outputs it can check; null when that failed.
+  std::unique_ptr<CudaOutputCheck> output_check;
+  bool output_check_tried = false;
 
   struct ProblemState {
     std::string key;
@@ -82,6 +72,11 @@ struct CudaBackend::Impl {
     // every launch.
     std::vector<DeviceBuffer> pristine;
     HostTensors expected;
+    // The reference on the device, for a family judged by closeness: its outputs are then
+    // checked where they are (CudaOutputCheck) instead of read back. Empty otherwise, and when
+    // the device has no room for it.
+    std::vector<DeviceBuffer> expected_on_device;
+    bool checks_on_device = false;
     std::unique_ptr<HostReadback> readback;  // every output, at readback_offset[t]
     std::vector<std::size_t> readback_offset;
   };
@@ -124,8 +119,37 @@ struct CudaBackend::Impl {
     }
     fresh->readback = std::make_unique<HostReadback>(readback_bytes);
     fresh->expected = std::move(host.expected);
+    fresh->checks_on_device = family.closeness() && family.verifies(problem) && upload_reference(*fresh, problem);
     state = std::move(fresh);
     return *state;
+  }
+
+  // The reference of every output as float64 on the device; false (nothing kept) when a
+  // precision is one the device check does not read, the check cannot be compiled, or the
+  // device has no room, which leaves the check to the host.
+  bool upload_reference(ProblemState& fresh, const Problem& problem) {
+    // KTUNE_OUTPUT_CHECK=host keeps the check on the host (the two agree to the bit; tests
+    // compare them).
+    if (const char* where = std::getenv("KTUNE_OUTPUT_CHECK"); where && std::string(where) == "host") return false;
+    if (!output_check_tried) {
+      output_check_tried = true;
+      std::string why_not;
+      output_check = CudaOutputCheck::make(info.properties.at("compile_arch").get<std::string>(), why_not);
+      if (!output_check) std::fprintf(stderr, "ktune: outputs are checked on the host: %s\n", why_not.c_str());
+    }
+    if (!output_check) return false;
+    std::vector<DeviceBuffer> uploaded(fresh.specs.size());
+    for (std::size_t t = 0; t < fresh.specs.size(); ++t) {
+      if (!fresh.specs[t].is_output) continue;
+      if (!CudaOutputCheck::supports(fresh.specs[t].precision(problem))) return false;
+      const std::vector<double>& expected = fresh.expected[t];
+      auto buffer = DeviceBuffer::try_allocate(expected.size() * sizeof(double));
+      if (!buffer) return false;
+      KT_CU(cuMemcpyHtoD(buffer->pointer, expected.data(), expected.size() * sizeof(double)));
+      uploaded[t] = std::move(*buffer);
+    }
+    fresh.expected_on_device = std::move(uploaded);
+    return true;
   }
 
   CUfunction load(const std::string& path, const std::string& entry) {
@@ -337,10 +361,23 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
       result.message = e.what();
       return result;
     }
-    // Host copies of every output first, then one comparison over all of them.
+    const bool verifies = !settings.capture_reference && family.verifies(problem);
+    // Checked where the outputs are when the reference is on the device: nothing is read back.
+    std::optional<OutputCheck> device_check;
+    if (verifies && state.checks_on_device) {
+      std::vector<DeviceOutput> on_device;
+      for (std::size_t t = 0; t < state.specs.size(); ++t)
+        if (state.specs[t].is_output)
+          on_device.push_back({state.buffers[t].pointer, state.specs[t].precision(problem),
+                               state.expected_on_device[t].pointer, state.expected[t].size()});
+      const KernelFamily::Closeness close = *family.closeness();
+      device_check = judge_closeness(self.output_check->closeness(on_device, close.atol, close.rtol), close);
+    }
+    result.environment["outputs_checked_on"] = !verifies ? "none" : device_check ? "device" : "host";
+    // Otherwise host copies of every output first, then one comparison over all of them.
     std::vector<StoredOutput> outputs;
     std::vector<std::string_view> raw;
-    for (std::size_t t = 0; t < state.specs.size(); ++t) {
+    for (std::size_t t = 0; t < state.specs.size() && !device_check; ++t) {
       if (!state.specs[t].is_output) continue;
       char* copy = state.readback->pointer + state.readback_offset[t];
       KT_CU(cuMemcpyDtoH(copy, state.buffers[t].pointer, state.buffers[t].bytes));
@@ -350,11 +387,12 @@ EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem
     if (settings.capture_reference) family.keep_reference(problem, raw);
     // The outputs are compared on the host's cores while the GPU is timed (the copies are taken);
     // a config that fails the comparison loses its timing.
-    const bool verifies = !settings.capture_reference && family.verifies(problem);
     std::future<OutputCheck> checking;
-    if (verifies) checking = std::async(std::launch::async, [&] { return check_outputs(family, problem, outputs); });
+    if (verifies && !device_check) checking = std::async(std::launch::async, [&] { return check_outputs(family, problem, outputs); });
     auto judged = [&] {
-      OutputCheck check = checking.valid() ? checking.get() : OutputCheck{-1.0, Verdict{true, ""}};
+      OutputCheck check = device_check ? *device_check
+                          : checking.valid() ? checking.get()
+                                             : OutputCheck{-1.0, Verdict{true, ""}};
       if (settings.capture_reference) check.verdict.message = "kept as the reference of the other configs";
       result.error = check.error;
       return check.verdict;
