@@ -22,6 +22,16 @@ const EmbeddedFile* find_embedded(std::string_view path) {
   return nullptr;
 }
 
+}  // namespace
+
+std::string_view embedded_source_text(std::string_view path) {
+  const EmbeddedFile* file = find_embedded(path);
+  if (!file) throw std::runtime_error("ktune was built without the embedded file " + std::string(path));
+  return file->text;
+}
+
+namespace {
+
 std::string upper(std::string text) {
   for (auto& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return text;

@@ -21,6 +21,9 @@ namespace ktune {
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665603ull);
 std::string hex16(std::uint64_t value);
 
+// An embedded file's text by its path in the source tree ("kernels/common/output_check.cuh");
+// std::runtime_error when this build lacks it.
+std::string_view embedded_source_text(std::string_view path);
 // The main file's text: embedded in ktune, or carried by the source (a T1 spec's kernel).
 // std::runtime_error when an embedded file is missing from this build.
 std::string gpu_main_text(const GpuSource& source);

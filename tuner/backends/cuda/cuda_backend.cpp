@@ -128,9 +128,10 @@ struct CudaBackend::Impl {
   // precision is one the device check does not read, the check cannot be compiled, or the
   // device has no room, which leaves the check to the host.
   bool upload_reference(ProblemState& fresh, const Problem& problem) {
-    // KTUNE_OUTPUT_CHECK=host keeps the check on the host (the two agree to the bit; tests
-    // compare them).
-    if (const char* where = std::getenv("KTUNE_OUTPUT_CHECK"); where && std::string(where) == "host") return false;
+    // Opt-in (KTUNE_OUTPUT_CHECK=device) until the GPU run of test_t1_tune.py has shown it
+    // agreeing with the host check on real hardware; its element logic is tested on the host.
+    const char* where = std::getenv("KTUNE_OUTPUT_CHECK");
+    if (!where || std::string(where) != "device") return false;
     if (!output_check_tried) {
       output_check_tried = true;
       std::string why_not;
