@@ -7,7 +7,9 @@
 // kernel, problem and config is kept ("measured once"), so merging twice adds nothing.
 #include <unistd.h>
 
-#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <vector>
 
 #include "db/read_only_connection.hpp"
 #include "db/store_impl.hpp"
@@ -19,17 +21,36 @@ namespace fs = std::filesystem;
 using store_detail::exec;
 using store_detail::quoted;
 
-// A file in the temporary directory, removed (with its WAL and shared-memory files) at the end.
+// The snapshot's home: a directory of its own, made by mkdtemp (created exclusively, mode 700,
+// so no other user can place a file or a symlink in it, nor read what it holds) beside the
+// database merged into, else in $TMPDIR, removed with everything in it on every way out. A fixed
+// or guessable name in a shared directory let another local user redirect the copy onto one of
+// the victim's databases, or read a source it could not.
 struct TemporaryDatabase {
+  fs::path dir;
   fs::path path;
-  TemporaryDatabase() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("ktune-merge-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db");
+  explicit TemporaryDatabase(const fs::path& beside) {
+    std::vector<fs::path> candidates{beside.parent_path().empty() ? fs::path(".") : beside.parent_path()};
+    std::error_code error;
+    candidates.push_back(fs::temp_directory_path(error));
+    std::string failures;
+    for (const fs::path& parent : candidates) {
+      if (parent.empty()) continue;
+      std::string pattern = (parent / ".ktune-merge-XXXXXX").string();
+      if (::mkdtemp(pattern.data())) {
+        dir = pattern;
+        path = dir / "snapshot.db";
+        return;
+      }
+      failures += " " + parent.string() + " (" + std::strerror(errno) + ")";
+    }
+    throw InputError("db merge: cannot create a private directory for the snapshot in:" + failures);
   }
+  TemporaryDatabase(const TemporaryDatabase&) = delete;
+  TemporaryDatabase& operator=(const TemporaryDatabase&) = delete;
   ~TemporaryDatabase() {
     std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix, ignored);
+    fs::remove_all(dir, ignored);
   }
 };
 
@@ -38,7 +59,7 @@ struct TemporaryDatabase {
 void snapshot(const fs::path& source, const fs::path& copy) {
   sqlite3* from = store_detail::open_read_only_connection(source);
   sqlite3* to = nullptr;
-  int rc = sqlite3_open_v2(copy.c_str(), &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  int rc = sqlite3_open_v2(copy.c_str(), &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, nullptr);
   if (rc == SQLITE_OK) {
     sqlite3_backup* backup = sqlite3_backup_init(to, "main", from, "main");
     if (!backup) {
@@ -93,14 +114,16 @@ MergeCounts Store::merge_from(const fs::path& source) {
   if (!fs::is_regular_file(source, error)) throw InputError("database " + quoted(source) + ": no such file");
   if (fs::equivalent(source, self.path, error)) throw InputError("database " + quoted(source) + " is the one merged into");
 
-  TemporaryDatabase copy;
+  TemporaryDatabase copy(self.path);
   snapshot(source, copy.path);
   try {
     Store::open(copy.path);  // a ktune database? then migrated to this schema; closed again here
   } catch (const InputError& e) {
     std::string why = e.what();
     const std::string copy_name = quoted(copy.path);
-    if (const auto at = why.find(copy_name); at != std::string::npos) why.replace(at, copy_name.size(), quoted(source));
+    // Every mention, advice included: the snapshot is gone by the time the user reads it.
+    for (auto at = why.find(copy_name); at != std::string::npos; at = why.find(copy_name, at + 1))
+      why.replace(at, copy_name.size(), quoted(source));
     throw InputError(why);
   }
 

@@ -86,6 +86,39 @@ class DbMerge(harness.KtuneTestCase):
         self.ktune("db", "merge", self.path("a.db"), check=2)  # no target
         self.assertIn("ktune db --help", self.ktune("db", check=2).stderr)
 
+    def test_a_symlink_farm_in_the_temporary_directory_cannot_redirect_the_snapshot(self):
+        """Another local user pre-creates, in the shared temporary directory, symlinks at every name
+        the snapshot might take, pointing at the victim's database; the merge must write none of
+        them and leave nothing behind, beside the target or in the temporary directory."""
+        self.tune("a.db", "rows=64,cols=256", 4)
+        self.tune("victim.db", "rows=64,cols=512", 6)
+        victim = digest(self.path("victim.db"))
+        shared_tmp = self.path("shared-tmp")
+        os.makedirs(shared_tmp)
+        os.chmod(shared_tmp, 0o1777)
+        first_pid = os.getpid()
+        for pid in range(first_pid, first_pid + 3000):  # the names a pid-and-counter scheme would take next
+            for counter in range(2):
+                os.symlink(self.path("victim.db"), os.path.join(shared_tmp, f"ktune-merge-{pid}-{counter}.db"))
+        planted = set(os.listdir(shared_tmp))
+        target_dir = self.path("target")
+        os.makedirs(target_dir)
+        result = self.ktune_json("db", "merge", self.path("a.db"), "--into", os.path.join(target_dir, "into.db"),
+                                 env_extra={"TMPDIR": shared_tmp})
+        self.assertEqual(len(result["merged"]), 1)
+        self.assertEqual(digest(self.path("victim.db")), victim)
+        self.assertEqual(set(os.listdir(shared_tmp)), planted)
+        # The snapshot's private directory went with the merge.
+        self.assertEqual([n for n in os.listdir(target_dir) if not n.startswith("into.db")], [])
+
+    def test_the_snapshot_is_removed_when_the_source_is_bad(self):
+        self.tune("a.db", "rows=64,cols=256", 2)
+        with open(self.path("bad.db"), "wb") as f:
+            f.write(b"SQLite format 3\0" + b"garbage" * 100)
+        result = self.ktune("db", "merge", self.path("bad.db"), "--into", self.path("a.db"), check=2)
+        self.assertNotIn(".ktune-merge-", result.stderr)  # no advice about a file that is gone
+        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".ktune-merge-")], [])
+
 
 if __name__ == "__main__":
     harness.unittest.main(argv=harness.parse_args())
