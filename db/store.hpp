@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -148,7 +149,9 @@ class Store {
 
   // Folds another ktune database into this one (store_merge.cpp), in one transaction; the
   // source is only read. InputError when it is missing, this database, or not a ktune database.
-  MergeCounts merge_from(const std::filesystem::path& source);
+  // `should_stop`, polled while it copies and merges: true ends the merge of this source,
+  // rolled back, with an exception.
+  MergeCounts merge_from(const std::filesystem::path& source, const std::function<bool()>& should_stop = {});
 
   // Bench history (bench_history_store.cpp). Each result is stored in its own transaction.
   std::int64_t begin_bench_run(const BenchRunInfo& run, std::int64_t device_id);

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "db/read_only_connection.hpp"
@@ -56,7 +57,7 @@ struct TemporaryDatabase {
 
 // Copies `source` into `copy` with SQLite's online backup. The source is opened so that nothing
 // is written to it or beside it: it may be a shared file the user may only read.
-void snapshot(const fs::path& source, const fs::path& copy) {
+void snapshot(const fs::path& source, const fs::path& copy, const std::function<bool()>& should_stop) {
   sqlite3* from = store_detail::open_read_only_connection(source);
   sqlite3* to = nullptr;
   int rc = sqlite3_open_v2(copy.c_str(), &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, nullptr);
@@ -65,9 +66,11 @@ void snapshot(const fs::path& source, const fs::path& copy) {
     if (!backup) {
       rc = sqlite3_errcode(to);
     } else {
-      rc = sqlite3_backup_step(backup, -1);
+      // In steps, so that a stop request is seen within a fraction of a second.
+      do rc = sqlite3_backup_step(backup, 1024);
+      while ((rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED) && !(should_stop && should_stop()));
       sqlite3_backup_finish(backup);
-      rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+      rc = rc == SQLITE_DONE ? SQLITE_OK : rc == SQLITE_OK ? SQLITE_INTERRUPT : rc;
     }
   }
   const std::string why = rc == SQLITE_OK ? "" : sqlite3_errstr(rc);
@@ -108,14 +111,14 @@ constexpr const char* kSameBenchRun = R"sql(
 
 }  // namespace
 
-MergeCounts Store::merge_from(const fs::path& source) {
+MergeCounts Store::merge_from(const fs::path& source, const std::function<bool()>& should_stop) {
   Impl& self = Impl::of(impl_);
   std::error_code error;
   if (!fs::is_regular_file(source, error)) throw InputError("database " + quoted(source) + ": no such file");
   if (fs::equivalent(source, self.path, error)) throw InputError("database " + quoted(source) + " is the one merged into");
 
   TemporaryDatabase copy(self.path);
-  snapshot(source, copy.path);
+  snapshot(source, copy.path, should_stop);
   try {
     Store::open(copy.path);  // a ktune database? then migrated to this schema; closed again here
   } catch (const InputError& e) {
@@ -138,6 +141,17 @@ MergeCounts Store::merge_from(const fs::path& source) {
 
   MergeCounts counts;
   exec(self.db, "ATTACH DATABASE " + quoted(copy.path) + " AS src", self.path);
+  // A stop request interrupts the statement running (every few thousand virtual-machine steps);
+  // the transaction then rolls back.
+  struct ProgressHook {
+    sqlite3* db;
+    ProgressHook(sqlite3* db, const std::function<bool()>* stop) : db(db) {
+      if (*stop)
+        sqlite3_progress_handler(db, 4096, [](void* f) { return (*static_cast<const std::function<bool()>*>(f))() ? 1 : 0; },
+                                 const_cast<std::function<bool()>*>(stop));
+    }
+    ~ProgressHook() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
+  } progress_hook(self.db, &should_stop);
   try {
     auto transaction = self.transaction();
     const std::int64_t devices_before = count("SELECT count(*) FROM main.devices");

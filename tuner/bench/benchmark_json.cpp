@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "tuner/core/errors.hpp"
+#include "tuner/formats/data_file.hpp"
 
 namespace ktune {
 namespace {
@@ -249,11 +250,7 @@ BenchmarkFile load_benchmark_json(const std::filesystem::path& file) {
   if (!std::filesystem::exists(file, error)) throw InputError(file.string() + ": no such file");
   if (std::filesystem::is_directory(file, error))
     throw InputError(file.string() + ": is a directory, not a Google Benchmark JSON file");
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) throw InputError(file.string() + ": cannot read the file");
-  return parse_benchmark_json(text.str(), file.string());
+  return parse_benchmark_json(read_file_bytes(file, std::size_t{256} << 20), file.string());
 }
 
 }  // namespace ktune

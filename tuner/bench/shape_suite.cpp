@@ -8,6 +8,7 @@
 
 #include "kernels/family.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/formats/data_file.hpp"
 #include "tuner/core/json_file.hpp"
 #include "tuner/tune/space_files.hpp"
 
@@ -114,8 +115,8 @@ ShapeSuite load_shape_suite(const std::string& name_or_path) {
                      "); valid suites: " + (names.empty() ? std::string("none") : join_names(names)) +
                      ", or give the path of a suite file");
   }
-  std::ifstream in = open_json_file(file, "a shape suite", "pass a suite name or the path of a suite file");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  open_json_file(file, "a shape suite", "pass a suite name or the path of a suite file");  // errors that name it
+  const std::string text = read_file_bytes(file, std::size_t{64} << 20);
   return parse_shape_suite(text, file);
 }
 

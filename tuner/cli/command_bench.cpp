@@ -10,6 +10,7 @@
 #include "tuner/backends/registry.hpp"
 #include "tuner/bench/bench_session.hpp"
 #include "tuner/cli/cli_common.hpp"
+#include "tuner/tune/stop_request.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune::cli {
@@ -72,6 +73,7 @@ class BenchProgress final : public BenchObserver {
 };
 
 int run_bench_command(const BenchOptions& options, const CommonOptions& common) {
+  handle_stop_requests();  // finishes the configs in flight and records the run as interrupted
   for (const auto& kernel : options.kernels) find_family(kernel);
   if (!options.suite.empty() && !options.shape.empty())
     throw InputError("--suite and --shape both choose the problems; pass one of them");
@@ -130,7 +132,7 @@ int run_bench_command(const BenchOptions& options, const CommonOptions& common) 
                 "run is not in its history\n",
                 options.out.c_str(), summary.items.size(), summary.seconds, common.db.c_str());
   }
-  if (summary.interrupted) return 130;
+  if (summary.interrupted) return stop_exit_code();
   if (summary.failed > 0) {
     std::cerr << "ktune: " << summary.failed << " benchmark(s) failed; their outcome is in " << options.out
               << " (error_message) and in the database\n";

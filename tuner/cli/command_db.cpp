@@ -5,6 +5,7 @@
 
 #include "db/store.hpp"
 #include "tuner/cli/cli_common.hpp"
+#include "tuner/tune/stop_request.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -15,10 +16,18 @@ struct MergeOptions {
 };
 
 int run_merge(const MergeOptions& options, const CommonOptions& common) {
+  handle_stop_requests();  // a merge in progress rolls back, and its snapshot is removed
   Store store = Store::open(options.into);
   nlohmann::json merged = nlohmann::json::array();
   for (const auto& source : options.sources) {
-    const MergeCounts counts = store.merge_from(source);
+    MergeCounts counts;
+    try {
+      counts = store.merge_from(source, [] { return g_stop_requested.load(); });
+    } catch (const std::exception&) {
+      if (!g_stop_requested.load()) throw;
+      throw Interrupted("db merge stopped at the signal: nothing of " + source + " was merged into " + options.into +
+                        (merged.empty() ? "" : " (the sources before it were)"));
+    }
     merged.push_back({{"source", source},
                       {"devices", counts.devices},
                       {"runs", counts.runs},

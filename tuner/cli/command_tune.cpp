@@ -9,6 +9,7 @@
 #include "kernels/family.hpp"
 #include "tuner/backends/registry.hpp"
 #include "tuner/cli/cli_common.hpp"
+#include "tuner/tune/stop_request.hpp"
 #include "tuner/cli/progress_line.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/formats/t1/t1_kernel.hpp"
@@ -164,6 +165,9 @@ int run_compile_only_command(const TuneOptions& options, TuneRequest request, co
 }
 
 int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
+  // A tune finishes the configs in flight and records the run as interrupted; a compile-only
+  // sweep has nothing to keep and ends at the signal.
+  if (!options.compile_only) handle_stop_requests();
   auto precision = parse_precision(options.precision);
   if (!precision)
     throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
@@ -296,7 +300,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     if (interrupted) break;
   }
   if (common.json) print_json(results.size() == 1 && one_kernel_asked(options) ? results[0] : results);
-  if (interrupted) return 130;
+  if (interrupted) return stop_exit_code();
   if (!failed_kernels.empty()) {
     std::cerr << "ktune: no config of " << join_names(failed_kernels)
               << " ran correctly; see the outcomes above and `ktune list`\n";

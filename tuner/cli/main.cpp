@@ -13,9 +13,12 @@
 namespace {
 
 void request_stop(int signal) {
-  // First Ctrl-C: finish the config in flight, record the run as interrupted, export, exit.
-  // Second: leave now (results already measured are in the database).
-  if (ktune::g_stop_requested.exchange(true)) {
+  // First signal: a command that stops by itself (tune: finish the configs in flight, record the
+  // run as interrupted, export) is told so; any other command ends here. Second: leave now
+  // (results already measured are in the database).
+  const bool second = ktune::g_stop_requested.exchange(true);
+  if (!second) ktune::g_stop_signal.store(signal);
+  if (second || !ktune::g_stop_handled.load()) {
     ktune::kill_active_workers();
     std::_Exit(128 + signal);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 
@@ -301,6 +302,30 @@ std::uint64_t SearchSpace::total() const {
   return total;
 }
 
+std::size_t max_space_bytes() {
+  std::size_t mib = kDefaultMaxSpaceMiB;
+  if (const char* text = std::getenv("KTUNE_MAX_SPACE_MIB"); text && *text) {
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (*end != '\0' || value == 0 || value > (1ull << 30))
+      throw InputError(std::string("KTUNE_MAX_SPACE_MIB='") + text + "' is not a number of MiB from 1 to 1073741824");
+    mib = static_cast<std::size_t>(value);
+  }
+  return mib << 20;
+}
+
+namespace {
+
+[[noreturn]] void refuse_space_size(const std::string& source, std::size_t depth) {
+  const std::size_t configs = max_space_bytes() / (sizeof(std::uint32_t) * depth);
+  throw InputError((source.empty() ? std::string("the search space") : source) + ": more than " +
+                   std::to_string(configs) + " valid configs, which would need over " +
+                   std::to_string(max_space_bytes() >> 20) + " MiB to enumerate; narrow its parameters' values or "
+                   "add constraints, or raise the limit with KTUNE_MAX_SPACE_MIB");
+}
+
+}  // namespace
+
 ValidConfigs SearchSpace::enumerate(const SpaceContext& context) const {
   const auto start = std::chrono::steady_clock::now();
   const auto names = slot_names(parameters_, context);
@@ -331,6 +356,7 @@ ValidConfigs SearchSpace::enumerate(const SpaceContext& context) const {
   for (const auto& check : upfront)
     if (!check.evaluate_bool(slots)) return ValidConfigs(parameters_, {}, total(), seconds());
 
+  const std::size_t max_indices = max_space_bytes() / sizeof(std::uint32_t);
   // Iterative depth-first walk: choice[d] is the value index of parameter d.
   std::vector<std::uint32_t> choice(depth, 0);
   std::size_t d = 0;
@@ -344,6 +370,10 @@ ValidConfigs SearchSpace::enumerate(const SpaceContext& context) const {
           break;
         }
       if (ok && d + 1 == depth) {
+        if (valid.size() + depth > max_indices) refuse_space_size(source_, depth);
+        // Grown by doubling, but never past the limit (a doubling would otherwise ask for twice it).
+        if (valid.size() + depth > valid.capacity())
+          valid.reserve(std::min(max_indices, std::max(valid.capacity() * 2, std::size_t{1024} * depth)));
         valid.insert(valid.end(), choice.begin(), choice.end());
         ++choice[d];
       } else if (ok) {

@@ -62,6 +62,12 @@ struct Constraint {
 using SpaceContext = std::map<std::string, Value>;
 
 // The valid configs of a space for one context, stored compactly as value indices.
+// The memory a space's valid configs may take (4 bytes a parameter a config): 2 GiB unless
+// KTUNE_MAX_SPACE_MIB says otherwise. A larger space is refused as bad input (exit 2) before it
+// exhausts the machine's memory. InputError for a malformed KTUNE_MAX_SPACE_MIB.
+inline constexpr std::size_t kDefaultMaxSpaceMiB = 2048;
+std::size_t max_space_bytes();
+
 class ValidConfigs {
  public:
   ValidConfigs(std::vector<Parameter> parameters, std::vector<std::uint32_t> indices,

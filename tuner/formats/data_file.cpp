@@ -30,9 +30,16 @@ std::string read_file_bytes(const std::filesystem::path& file, std::size_t max_b
   const auto size = std::filesystem::file_size(file, error);
   if (!error && size > max_bytes)
     throw InputError(where + ": larger than " + byte_count_text(max_bytes) + "; refused");
+  // Read in chunks up to the limit whatever the size claims: a device or a pipe (/dev/zero)
+  // has no size and no end.
   std::string bytes;
   if (!error) bytes.reserve(size);
-  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    if (bytes.size() + static_cast<std::size_t>(in.gcount()) > max_bytes)
+      throw InputError(where + ": larger than " + byte_count_text(max_bytes) + "; refused");
+    bytes.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw InputError(where + ": read failed (" + system_reason() + ")");
   return bytes;
 }

@@ -1,5 +1,7 @@
 #include "tuner/report/report_writer.hpp"
 
+#include "tuner/formats/data_file.hpp"
+
 #include <cstdlib>
 #include <fstream>
 
@@ -21,7 +23,9 @@ std::vector<std::filesystem::path> write_report(const std::filesystem::path& dir
     throw BackendUnavailable("Chart.js is missing (" + chartjs.string() +
                              "): install Debian's libjs-chart.js (apt-get install libjs-chart.js), or point "
                              "KTUNE_CHARTJS at a chart.min.js of Chart.js 3");
-  const std::string chart_text((std::istreambuf_iterator<char>(chart_in)), std::istreambuf_iterator<char>());
+  chart_in.close();
+  // Chart.js is about 200 KB; a limit keeps KTUNE_CHARTJS=/dev/zero from exhausting memory.
+  const std::string chart_text = read_file_bytes(chartjs, std::size_t{16} << 20);
 
   std::error_code error;
   std::filesystem::create_directories(dir, error);

@@ -1,0 +1,148 @@
+"""Signals and limits (reliability): every command ends within a second of the first SIGINT or
+SIGTERM with exit 128 + the signal, keeping what it had: a tune records its run as interrupted,
+a merge rolls back and removes its snapshot, the others end at once; a second signal ends ktune
+at once. A space too large for memory, a KernelFile or Chart.js that never ends (/dev/zero) are
+refused as bad input (exit 2) instead of exhausting the machine's memory."""
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+
+import harness
+
+SHARED = os.path.join("..", "shared", "data", "kernel_tuner_caches")
+AXPY = os.path.join("tests", "data", "t1", "axpy_in_place")
+# Generous for a loaded 2-core CI machine; the contract is one second.
+STOP_SECONDS = 2.0
+
+
+def axpy_spec(directory, extra_parameters, values):
+    """tests/data/t1/axpy_in_place copied into `directory`, with `extra_parameters` more
+    parameters of `values` values each; returns the spec's path."""
+    folder = os.path.join(directory, "axpy")
+    shutil.copytree(os.path.join(harness.ARGS.source_dir, AXPY), folder)
+    path = os.path.join(folder, "axpy_in_place_T1.json")
+    with open(path) as f:
+        spec = json.load(f)
+    for i in range(extra_parameters):
+        spec["ConfigurationSpace"]["TuningParameters"].append(
+            {"Name": f"extra_{i}", "Type": "int", "Values": f"list(range(1, {values + 1}))", "Default": 1})
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return path
+
+
+class Signals(harness.KtuneTestCase):
+    def start(self, *args, env_extra=None):
+        env = dict(os.environ, **(env_extra or {}))
+        return subprocess.Popen([harness.ARGS.ktune, *args], cwd=self.dir, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+
+    def stop(self, process, sig, after):
+        """Sends `sig` after `after` seconds (the command must still be running then); returns
+        (exit code, seconds from the signal to the exit, stdout, stderr)."""
+        time.sleep(after)
+        self.assertIsNone(process.poll(), "the command ended before the signal: make its work longer")
+        process.send_signal(sig)
+        sent = time.time()
+        out, err = process.communicate(timeout=60)
+        return process.returncode, time.time() - sent, out, err
+
+    def test_replay_ends_at_sigterm(self):
+        cache = os.path.join(harness.ARGS.source_dir, SHARED, "convolution_milo_A4000.json.gz")
+        process = self.start("replay", "--cache", cache, "--budget", "40", "--repeats", "100000")
+        code, seconds, _, _ = self.stop(process, signal.SIGTERM, 1.0)
+        self.assertEqual(code, 143)
+        self.assertLess(seconds, STOP_SECONDS)
+
+    def test_space_ends_at_sigint(self):
+        spec = axpy_spec(self.dir, 5, 20)  # 18 x 20^5 = 5.8e7 configs: seconds to enumerate
+        process = self.start("space", "--t1", spec, "--json")
+        code, seconds, _, _ = self.stop(process, signal.SIGINT, 0.5)
+        self.assertEqual(code, 130)
+        self.assertLess(seconds, STOP_SECONDS)
+
+    def test_merge_ends_at_sigint_rolled_back_and_cleaned_up(self):
+        source = os.path.join(self.dir, "source.db")
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=256", "--budget", "2",
+                   "--max-seconds-per-config", "0.01", "--db", source, "--no-export", check=0)
+        with sqlite3.connect(source) as c:
+            row = c.execute("SELECT run_id, device_id, kernel_id, problem_id, config, outcome FROM measurements").fetchone()
+            c.execute("""WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600000)
+                         INSERT INTO measurements (run_id, device_id, kernel_id, problem_id, config_key, config, outcome,
+                                                   message, median_ns, sample_count, samples, environment, measured_at)
+                         SELECT ?, ?, ?, ?, 'synthetic-' || i, ?, ?, '', 1000.0 + i, 3, '[]', '{}', '2026-01-01' FROM n""",
+                      row)
+        target_dir = os.path.join(self.dir, "target")
+        os.makedirs(target_dir)
+        target = os.path.join(target_dir, "into.db")
+        process = self.start("db", "merge", source, "--into", target)
+        code, seconds, _, err = self.stop(process, signal.SIGINT, 0.5)
+        self.assertEqual(code, 130, err)
+        self.assertLess(seconds, STOP_SECONDS)
+        self.assertIn("nothing of", err)
+        with sqlite3.connect(target) as c:
+            self.assertEqual(c.execute("SELECT count(*) FROM measurements").fetchone()[0], 0)
+            self.assertEqual(c.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        self.assertEqual([n for n in os.listdir(target_dir) if not n.startswith("into.db")], [])
+
+    def test_tune_ends_at_sigterm_as_an_interrupted_run(self):
+        process = self.start("tune", "-k", "gemm", "-b", "cpu", "--shape", "m=384,n=384,k=384", "--time-limit", "60",
+                             "--max-seconds-per-config", "0.05", "--db", self.db, "--no-export", "--json")
+        code, seconds, out, err = self.stop(process, signal.SIGTERM, 2.0)
+        self.assertEqual(code, 143, err)
+        self.assertLess(seconds, STOP_SECONDS)
+        self.assertTrue(json.loads(out)["interrupted"])
+        self.assertEqual(self.query("SELECT status FROM runs"), [("interrupted",)])
+
+    def test_a_second_signal_ends_a_tune_at_once(self):
+        process = self.start("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=4096", "--budget", "500",
+                             "--max-seconds-per-config", "1", "--min-samples", "100000", "--db", self.db, "--no-export")
+        time.sleep(2.0)
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        process.send_signal(signal.SIGINT)
+        sent = time.time()
+        process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 130)
+        self.assertLess(time.time() - sent, STOP_SECONDS)
+
+
+class Limits(harness.KtuneTestCase):
+    def test_a_space_too_large_for_memory_is_refused(self):
+        spec = os.path.join(harness.ARGS.source_dir, AXPY, "axpy_in_place_T1.json")
+        small = self.ktune_json("space", "--t1", spec, "--json", env_extra={"KTUNE_MAX_SPACE_MIB": "1"})
+        self.assertEqual(small["valid"], 18)
+        big = axpy_spec(self.dir, 3, 40)  # 18 x 40^3 = 1.15e6 configs of 6 parameters: 27 MB
+        refused = self.ktune("space", "--t1", big, env_extra={"KTUNE_MAX_SPACE_MIB": "8"}, check=2)
+        self.assertIn("KTUNE_MAX_SPACE_MIB", refused.stderr)
+        self.assertIn("axpy_in_place_T1.json", refused.stderr)
+        self.ktune("space", "--t1", big, env_extra={"KTUNE_MAX_SPACE_MIB": "lots"}, check=2)
+
+    def test_a_kernel_file_that_never_ends_is_refused(self):
+        folder = os.path.join(self.dir, "axpy")
+        shutil.copytree(os.path.join(harness.ARGS.source_dir, AXPY), folder)
+        path = os.path.join(folder, "axpy_in_place_T1.json")
+        with open(path) as f:
+            spec = json.load(f)
+        spec["KernelSpecification"]["KernelFile"] = "/dev/zero"
+        with open(path, "w") as f:
+            json.dump(spec, f)
+        result = self.ktune("tune", "--t1", path, "--compile-only", "--arch", "sm_90a", check=2, timeout=60)
+        self.assertIn("/dev/zero", result.stderr)
+        self.assertIn("MiB", result.stderr)
+
+    def test_a_chartjs_that_never_ends_is_refused(self):
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=8,cols=64", "--budget", "2",
+                   "--max-seconds-per-config", "0.01", "--db", self.db, "--no-export", check=0)
+        result = self.ktune("report", "--db", self.db, "--out", os.path.join(self.dir, "report"),
+                            env_extra={"KTUNE_CHARTJS": "/dev/zero"}, timeout=60)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("/dev/zero", result.stderr)
+
+
+if __name__ == "__main__":
+    harness.main()
