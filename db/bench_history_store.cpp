@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "db/process_owner.hpp"
 #include "db/store_impl.hpp"
 #include "tuner/measure/statistics.hpp"
 
@@ -38,7 +39,7 @@ std::int64_t Store::begin_bench_run(const BenchRunInfo& run, std::int64_t device
   {
     Query insert = self.query(
         "INSERT INTO bench_runs (started_at, status, ktune_version, git_commit, argv, hostname, device_id, "
-        "suite, repetitions, context) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        "suite, repetitions, context, owner) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     insert->bind_text(1, now_iso8601())
         .bind_text(2, run.ktune_version)
         .bind_text(3, run.git_commit)
@@ -47,7 +48,8 @@ std::int64_t Store::begin_bench_run(const BenchRunInfo& run, std::int64_t device
         .bind_int(6, device_id)
         .bind_text(7, run.suite)
         .bind_int(8, run.repetitions)
-        .bind_text(9, dump(run.context));
+        .bind_text(9, dump(run.context))
+        .bind_text(10, this_process_owner());
     insert->run();
   }
   const std::int64_t id = sqlite3_last_insert_rowid(self.db);

@@ -4,6 +4,8 @@
 // and db/migrations/*.sql for the schema.
 #include "db/store.hpp"
 
+#include "db/process_owner.hpp"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -156,6 +158,31 @@ std::int64_t Store::upsert_problem(const Problem& problem) {
   return id;
 }
 
+std::size_t Store::abandon_dead_runs(const std::string& hostname) {
+  Impl& self = Impl::of(impl_);
+  std::size_t abandoned = 0;
+  for (const char* table : {"runs", "bench_runs"}) {
+    std::vector<std::int64_t> dead;
+    {
+      Query select = self.query(std::string("SELECT id, owner FROM ") + table +
+                                " WHERE status = 'running' AND hostname = ?1 AND owner IS NOT NULL");
+      select->bind_text(1, hostname);
+      while (select->step())
+        if (!process_owner_alive(select->text(1))) dead.push_back(select->int64(0));
+    }
+    for (const std::int64_t id : dead) {
+      Transaction txn = self.transaction();
+      Query update = self.query(std::string("UPDATE ") + table +
+                                " SET status = 'abandoned', finished_at = ?2 WHERE id = ?1 AND status = 'running'");
+      update->bind_int(1, id).bind_text(2, now_iso8601());
+      update->run();
+      abandoned += static_cast<std::size_t>(sqlite3_changes(self.db));
+      txn.commit();
+    }
+  }
+  return abandoned;
+}
+
 std::int64_t Store::begin_run(const RunInfo& run, std::int64_t device_id, std::int64_t kernel_id,
                               std::int64_t problem_id) {
   Impl& self = Impl::of(impl_);
@@ -163,8 +190,8 @@ std::int64_t Store::begin_run(const RunInfo& run, std::int64_t device_id, std::i
   {
     Query insert = self.query(
         "INSERT INTO runs (started_at, status, command, ktune_version, git_commit, argv, hostname, "
-        "strategy, seed, device_id, kernel_id, problem_id) "
-        "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        "strategy, seed, device_id, kernel_id, problem_id, owner) "
+        "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     insert->bind_text(1, now_iso8601())
         .bind_text(2, run.command)
         .bind_text(3, run.ktune_version)
@@ -175,7 +202,8 @@ std::int64_t Store::begin_run(const RunInfo& run, std::int64_t device_id, std::i
         .bind_int(8, static_cast<std::int64_t>(run.seed))
         .bind_int(9, device_id)
         .bind_int(10, kernel_id)
-        .bind_int(11, problem_id);
+        .bind_int(11, problem_id)
+        .bind_text(12, this_process_owner());
     insert->run();
   }
   const std::int64_t id = sqlite3_last_insert_rowid(self.db);

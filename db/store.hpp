@@ -147,6 +147,11 @@ class Store {
   // Families that have at least one measurement.
   std::vector<std::string> measured_families();
 
+  // Marks 'abandoned' the runs and bench runs of `hostname` left 'running' by a process that has
+  // ended (db/process_owner.hpp); returns how many. Runs of other hosts, and runs recorded
+  // before owners were (schema 4), are left as they are.
+  std::size_t abandon_dead_runs(const std::string& hostname);
+
   // Folds another ktune database into this one (store_merge.cpp), in one transaction; the
   // source is only read. InputError when it is missing, this database, or not a ktune database.
   // `should_stop`, polled while it copies and merges: true ends the merge of this source,

@@ -54,9 +54,37 @@ class KillAndResume(harness.KtuneTestCase):
         self.assertEqual(final["reused"], len(seen))
         self.assertEqual(len(self.measured()), budget)
         self.assertEqual(self.query("PRAGMA integrity_check")[0][0], "ok")
+        # The killed runs (those that got as far as starting one) were each marked abandoned by the
+        # next tune to open the database; the last one finished: none is left 'running'.
+        statuses = [row[0] for row in self.query("SELECT status FROM runs ORDER BY id")]
+        self.assertEqual(statuses[-1], "finished")
+        self.assertEqual(set(statuses[:-1]) - {"abandoned"}, set(), statuses)
+        self.assertLessEqual(final["abandoned_runs"], 1)  # the trial just before it, if it started its run
         # And a further rerun measures nothing.
         again = self.ktune_json(*ARGS, "--budget", str(budget), "--db", self.db)
         self.assertEqual((again["evaluated"], again["reused"]), (0, budget))
+
+    def test_a_live_tuner_and_other_hosts_keep_their_running_runs(self):
+        first = subprocess.Popen([harness.ARGS.ktune, *ARGS, "--budget", "200", "--db", self.db],
+                                 cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 30
+            while time.time() < deadline and len(self.measured()) < 1:
+                time.sleep(0.05)
+            # A run of another host, which this host cannot judge.
+            with sqlite3.connect(self.db) as c:
+                c.execute("INSERT INTO runs (started_at, status, command, ktune_version, git_commit, argv, hostname, "
+                          "strategy, seed, device_id, kernel_id, problem_id, owner) SELECT started_at, 'running', "
+                          "command, ktune_version, git_commit, argv, 'elsewhere', strategy, seed, device_id, kernel_id, "
+                          "problem_id, '1 1' FROM runs LIMIT 1")
+            second = self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "cpu", "--shape", "rows=8,cols=64",
+                                     "--budget", "2", "--no-export", "--max-seconds-per-config", "0.01", "--db", self.db)
+            self.assertEqual(second["abandoned_runs"], 0)
+            self.assertEqual(sorted(r[0] for r in self.query("SELECT status FROM runs")),
+                             ["finished", "running", "running"])
+        finally:
+            first.kill()
+            first.wait()
 
     def test_ctrl_c_records_an_interrupted_run(self):
         process = subprocess.Popen([harness.ARGS.ktune, *ARGS, "--budget", "200", "--db", self.db, "--json"],

@@ -103,6 +103,7 @@ nlohmann::json TuneSummary::to_json() const {
                                    {"file", space_file.string()}}},
                         {"evaluated", evaluated},
                         {"reused", reused},
+                        {"abandoned_runs", abandoned_runs},
                         {"outcomes", outcomes_json},
                         {"best", timing(best)},
                         {"default", timing(default_config)},
@@ -473,9 +474,14 @@ std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devic
                        "(`ktune space` shows how many configs are valid)");
   }
   Store store = Store::open(request.db);
+  const std::size_t abandoned = store.abandon_dead_runs(host_name());
+  if (abandoned > 0)
+    std::fprintf(stderr, "ktune: %zu run%s of this host left 'running' by a process that has ended: marked 'abandoned'\n",
+                 abandoned, abandoned == 1 ? "" : "s");
   std::vector<TuneSummary> summaries;
   for (std::size_t model = 0; model < models.size(); ++model) {
     summaries.push_back(tune_on_model(inputs, pool, *models[model], spaces[model], store, observer));
+    summaries.back().abandoned_runs = model == 0 ? abandoned : 0;
     if (summaries.back().interrupted) break;
   }
   return summaries;

@@ -103,6 +103,9 @@ struct TuneSummary {
   // environment as "implausible"), and the first one's config and reason.
   std::size_t implausible = 0;
   std::string implausible_example;
+  // Runs of this host left 'running' by a process that had ended, marked 'abandoned' when this
+  // tune opened the database.
+  std::size_t abandoned_runs = 0;
 
   nlohmann::json to_json() const;
 };
