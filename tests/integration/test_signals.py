@@ -144,5 +144,46 @@ class Limits(harness.KtuneTestCase):
         self.assertIn("/dev/zero", result.stderr)
 
 
+def children(pid):
+    """The processes `pid` started, from any of its threads (the tune forks its workers from the
+    device threads)."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return found
+
+
+class SetupTimeout(harness.KtuneTestCase):
+    def test_a_worker_stopped_while_preparing_fails_the_tune_at_the_setup_timeout(self):
+        """A worker frozen (SIGSTOP) while it prepares a large problem's float64 reference held the
+        tune for an hour; it now fails at --setup-timeout, naming it."""
+        process = subprocess.Popen([harness.ARGS.ktune, "tune", "-k", "rmsnorm", "-b", "cpu", "--shape",
+                                    "rows=4096,cols=16384", "--budget", "3", "--setup-timeout", "3", "--db", self.db,
+                                    "--no-export"], cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True)
+        worker = None
+        deadline = time.time() + 30
+        while worker is None and time.time() < deadline:
+            found = children(process.pid)
+            worker = found[0] if found else None
+            time.sleep(0.02)
+        self.assertIsNotNone(worker, "no worker appeared")
+        time.sleep(0.5)  # past its start, into the preparation of 6.7e7 elements (seconds)
+        os.kill(worker, signal.SIGSTOP)
+        stopped = time.time()
+        _, err = process.communicate(timeout=120)
+        self.assertEqual(process.returncode, 1, err)
+        self.assertIn("--setup-timeout", err)
+        self.assertLess(time.time() - stopped, 20)
+
+
 if __name__ == "__main__":
     harness.main()

@@ -281,7 +281,8 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
       MeasureSettings settings = request.measure;
       settings.seed = mix_seed(1, problem.key());
       for (int r = 0; r < request.repetitions && !g_stop_requested.load(); ++r) {
-        const EvaluationResult result = worker.evaluate(problem, chosen.config, build, settings, request.config_timeout_s);
+        const EvaluationResult result = worker.evaluate(problem, chosen.config, build, settings, request.config_timeout_s,
+                                                                  request.setup_timeout_s);
         if (result.outcome != Outcome::ok) {
           item.outcome = std::string(to_string(result.outcome));
           item.message = result.message;

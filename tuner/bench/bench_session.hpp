@@ -33,6 +33,7 @@ struct BenchRequest {
   bool with_baseline = true;         // copy of the same bytes for memory-bound families
   MeasureSettings measure;
   double config_timeout_s = 60.0;
+  double setup_timeout_s = 600.0;  // a worker preparing a problem (kDefaultSetupTimeoutSeconds)
   std::filesystem::path out;         // Google Benchmark JSON, rewritten after every benchmark
   std::vector<std::string> argv;
 };

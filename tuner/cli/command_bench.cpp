@@ -28,6 +28,7 @@ struct BenchOptions {
   bool no_default = false;
   bool no_baseline = false;
   double config_timeout = 60.0;
+  double setup_timeout = 600.0;
   double max_seconds_per_repetition = 0.5;
   std::size_t min_samples = 10;
   double max_noise = 0.005;
@@ -113,6 +114,7 @@ int run_bench_command(const BenchOptions& options, const CommonOptions& common) 
   request.with_default = !options.no_default;
   request.with_baseline = !options.no_baseline;
   request.config_timeout_s = options.config_timeout;
+  request.setup_timeout_s = options.setup_timeout;
   request.measure.stopping.max_time_s = options.max_seconds_per_repetition;
   request.measure.stopping.min_samples = options.min_samples;
   request.measure.stopping.max_noise = options.max_noise;
@@ -180,6 +182,10 @@ void register_bench(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--config-timeout", options->config_timeout, "Seconds one repetition may take before its worker is killed")
       ->capture_default_str()
       ->check(real_number(0, 1e6, true, "a number of seconds above 0 (e.g. 60)", "SECONDS>0"));
+  command->add_option("--setup-timeout", options->setup_timeout,
+                      "Seconds a worker may take to prepare a problem (inputs and float64 reference) before it is killed")
+      ->capture_default_str()
+      ->check(real_number(0, 1e6, true, "a number of seconds above 0 (e.g. 600)", "SECONDS>0"));
   command->add_option("--max-seconds-per-repetition", options->max_seconds_per_repetition,
                       "Cap on the timed launches of one repetition")
       ->capture_default_str()

@@ -46,6 +46,7 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   std::string space_file;
   double config_timeout = 60.0;
+  std::optional<double> setup_timeout;
   double max_seconds_per_config = 0.5;
   std::size_t min_samples = 10;
   double max_noise = 0.005;
@@ -237,6 +238,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.db = common.db;
   if (!options.space_file.empty()) request.space_file = options.space_file;
   request.config_timeout_s = options.config_timeout;
+  request.setup_timeout_s = options.setup_timeout;
   request.measure.stopping.max_time_s = options.max_seconds_per_config;
   request.measure.stopping.min_samples = options.min_samples;
   request.measure.stopping.max_noise = options.max_noise;
@@ -391,6 +393,10 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--config-timeout", options->config_timeout,
                       "Seconds a config may take (verification and timing) before its worker is killed")
       ->capture_default_str()
+      ->check(kPositiveSeconds);
+  command->add_option("--setup-timeout", options->setup_timeout,
+                      "Seconds a worker may take to prepare the problem (inputs and float64 reference) before it is "
+                      "killed and the tune fails (default 600, or the --time-limit when shorter, at least 60)")
       ->check(kPositiveSeconds);
   command->add_option("--max-seconds-per-config", options->max_seconds_per_config,
                       "Cap on the timed samples of one config")

@@ -8,7 +8,8 @@ nlohmann::json EvaluationTask::to_json() const {
   return {{"backend", backend},
           {"problem", problem.to_json()},
           {"settings", settings.to_json()},
-          {"config_timeout_s", config_timeout_s}};
+          {"config_timeout_s", config_timeout_s},
+          {"setup_timeout_s", setup_timeout_s}};
 }
 
 EvaluationTask EvaluationTask::from_json(const nlohmann::json& json) {
@@ -17,6 +18,7 @@ EvaluationTask EvaluationTask::from_json(const nlohmann::json& json) {
   task.problem = protocol::problem_from_json(json.at("problem"));
   task.settings = MeasureSettings::from_json(json.at("settings"));
   task.config_timeout_s = json.at("config_timeout_s");
+  task.setup_timeout_s = json.value("setup_timeout_s", kDefaultSetupTimeoutSeconds);
   return task;
 }
 

@@ -17,11 +17,17 @@
 namespace ktune {
 
 // One problem of one family on one backend, measured the same way on every device.
+// Seconds a worker may take to prepare a problem unless told otherwise: the largest problems a
+// device holds take minutes of single-threaded float64 reference on the host.
+inline constexpr double kDefaultSetupTimeoutSeconds = 600;
+
 struct EvaluationTask {
   std::string backend;
   Problem problem;
   MeasureSettings settings;
   double config_timeout_s = 60.0;
+  // Preparing the problem in a worker (inputs and the float64 reference) before its first config.
+  double setup_timeout_s = kDefaultSetupTimeoutSeconds;
 
   nlohmann::json to_json() const;
   static EvaluationTask from_json(const nlohmann::json& json);  // the family must be registered

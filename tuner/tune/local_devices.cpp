@@ -135,7 +135,8 @@ FinishedEvaluation evaluate_job(WorkerClient& worker, const EvaluationTask& task
     } else {
       MeasureSettings settings = task.settings;
       settings.stopping.race_ns = job.race_ns;
-      done.result = worker.evaluate(task.problem, job.config, build, settings, task.config_timeout_s);
+      done.result = worker.evaluate(task.problem, job.config, build, settings, task.config_timeout_s,
+                                      task.setup_timeout_s);
       done.prepare_seconds = worker.last_prepare_seconds();
     }
   } catch (const KtuneError& e) {

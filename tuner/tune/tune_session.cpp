@@ -70,6 +70,14 @@ bool worth_retrying(const EvaluationResult& stored, double config_timeout_s) {
 
 int compile_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
+// --setup-timeout, else the default, shortened to a tune's time limit (at least a minute): a
+// worker stopped while preparing must not hold a 30-second tune for ten minutes.
+double setup_timeout_for(const TuneRequest& request) {
+  if (request.setup_timeout_s) return *request.setup_timeout_s;
+  if (request.time_limit_s) return std::min(kDefaultSetupTimeoutSeconds, std::max(60.0, *request.time_limit_s));
+  return kDefaultSetupTimeoutSeconds;
+}
+
 bool better(const EvaluationResult& result, const std::optional<ConfigTiming>& best) {
   return result.outcome == Outcome::ok && (!best || result.stats.median_ns < best->stats.median_ns);
 }
@@ -250,7 +258,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
                    : make_variant_builder(request.backend, in.family, problem,
                                           device.properties.value("compile_arch", ""), compile_threads(),
                                           BuildEffort::full, in.space.launch_only_names());
-  EvaluationTask task{request.backend, problem, request.measure, request.config_timeout_s};
+  EvaluationTask task{request.backend, problem, request.measure, request.config_timeout_s,
+                      setup_timeout_for(request)};
   task.settings.seed = mix_seed(request.seed, problem.key());
 
   // A measurement back from a device: stamped, recorded, counted.

@@ -44,6 +44,8 @@ struct TuneRequest {
   // race_ns); `--no-race` times every config to its stopping rule.
   bool race = true;
   double config_timeout_s = 60.0;             // per config, verification and timing included
+  // A worker preparing the problem (inputs, float64 reference); unset: setup_timeout_for().
+  std::optional<double> setup_timeout_s;
   // When set, every visited config (reused ones too) is also written there as a Kernel Tuner
   // cache and as T4 results, named after the kernel, backend and problem (tune_recording.hpp).
   std::optional<std::filesystem::path> record_dir;

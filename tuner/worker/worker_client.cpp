@@ -21,9 +21,6 @@ namespace ktune {
 namespace {
 
 constexpr std::size_t kStderrTailBytes = 4096;
-// Preparing a problem: random inputs and the float64 reference, single-threaded on the host;
-// for the largest problems a device holds this takes minutes, never an hour.
-constexpr double kPrepareTimeoutSeconds = 3600;
 
 // The process groups of the workers in use (one per device a tune drives), for
 // kill_active_workers() from a signal handler: a fixed table of atomics, which a handler may read.
@@ -231,7 +228,7 @@ DeviceInfo WorkerClient::hello(double timeout_s) {
 }
 
 EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
-                                        const MeasureSettings& settings, double timeout_s) {
+                                        const MeasureSettings& settings, double timeout_s, double setup_timeout_s) {
   // Inputs and the float64 reference first, in a request of their own: for 10^8-element
   // problems they take longer than a config may, and they are the harness's work, not the
   // config's. A failure here is the harness's too (out of host memory, say).
@@ -243,10 +240,11 @@ EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& co
     const auto start = std::chrono::steady_clock::now();
     nlohmann::json reply;
     EvaluationResult failure;
-    if (!exchange({{"op", "prepare"}, {"problem", problem.to_json()}, {"seed", settings.seed}}, kPrepareTimeoutSeconds,
+    if (!exchange({{"op", "prepare"}, {"problem", problem.to_json()}, {"seed", settings.seed}}, setup_timeout_s,
                   reply, failure))
       throw CheckFailed("the " + backend_ + " worker failed while preparing the inputs and float64 reference of " +
-                        problem.key() + ": " + failure.message);
+                        problem.key() + ": " + failure.message +
+                        (failure.outcome == Outcome::timeout ? " (the limit is --setup-timeout)" : ""));
     if (!reply.value("ok", false)) throw_worker_error(reply);
     prepared_ = key;
     last_prepare_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

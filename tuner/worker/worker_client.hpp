@@ -33,8 +33,10 @@ class WorkerClient {
   // Starts the worker and opens the device. Errors the worker reports (no device: exit 3) are
   // rethrown as the matching KtuneError.
   DeviceInfo hello(double timeout_s);
+  // `timeout_s` bounds the config's evaluation; `setup_timeout_s` the preparation of a problem the
+  // worker has not prepared yet (inputs and float64 reference), whose failure is a CheckFailed.
   EvaluationResult evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
-                            const MeasureSettings& settings, double timeout_s);
+                            const MeasureSettings& settings, double timeout_s, double setup_timeout_s);
   // Builds one variant in the worker process, which opens no device for it: NVRTC and hiprtc
   // scale across processes where their threads in one process do not. A worker that crashes or
   // hangs is a failed build with the reason.
