@@ -185,5 +185,31 @@ class SetupTimeout(harness.KtuneTestCase):
         self.assertLess(time.time() - stopped, 20)
 
 
+class ExternalKill(harness.KtuneTestCase):
+    def test_a_worker_killed_from_outside_is_retried_not_blacklisted(self):
+        """kill -9 of the worker by someone else (or the OOM killer) is not the config's fault: the
+        config is evaluated again in a fresh worker and recorded ok, saying so."""
+        process = subprocess.Popen([harness.ARGS.ktune, "tune", "-k", "rmsnorm", "-b", "cpu", "--shape",
+                                    "rows=256,cols=4096", "--budget", "2", "--max-seconds-per-config", "1.5",
+                                    "--min-samples", "100000", "--db", self.db, "--no-export", "--json"],
+                                   cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        worker = None
+        while worker is None and time.time() < deadline:
+            found = children(process.pid)
+            worker = found[0] if found else None
+            time.sleep(0.02)
+        self.assertIsNotNone(worker, "no worker appeared")
+        time.sleep(0.8)  # measuring the first config by now
+        os.kill(worker, signal.SIGKILL)
+        out, err = process.communicate(timeout=120)
+        self.assertEqual(process.returncode, 0, err)
+        self.assertEqual(json.loads(out)["outcomes"], {"ok": 2})
+        rows = self.query("SELECT outcome, message, environment FROM measurements")
+        retried = [json.loads(environment).get("retried_after_signal") for _, _, environment in rows]
+        self.assertIn(9, retried, rows)
+        self.assertTrue(any("killed by signal 9" in message for _, message, _ in rows))
+
+
 if __name__ == "__main__":
     harness.main()

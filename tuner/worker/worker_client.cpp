@@ -61,6 +61,13 @@ int to_ms(double seconds) {
   return seconds <= 0 ? -1 : static_cast<int>(std::min(seconds * 1000.0, static_cast<double>(INT_MAX)));
 }
 
+// Signals sent from outside the worker, as opposed to those its own code raises when a kernel
+// goes wrong (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP).
+bool killed_from_outside(int signal) {
+  return signal == SIGKILL || signal == SIGTERM || signal == SIGINT || signal == SIGHUP || signal == SIGQUIT ||
+         signal == SIGUSR1 || signal == SIGUSR2;
+}
+
 void throw_worker_error(const nlohmann::json& reply) {
   const std::string message = reply.value("error", std::string("worker failed"));
   switch (static_cast<ExitCode>(reply.value("exit_code", 1))) {
@@ -211,6 +218,7 @@ bool WorkerClient::exchange(const nlohmann::json& request, double timeout_s, nlo
   close(request_fd_);
   release_channels();
   const std::string how = describe_exit(wait_status);
+  last_death_signal_ = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
   failure.outcome = Outcome::crashed;
   const std::string tail = stderr_tail();
   failure.message = how + (tail.empty() ? "" : "; worker stderr: " + tail);
@@ -229,6 +237,25 @@ DeviceInfo WorkerClient::hello(double timeout_s) {
 
 EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& config, const VariantBuild& build,
                                         const MeasureSettings& settings, double timeout_s, double setup_timeout_s) {
+  // A worker killed by a signal that a kernel does not raise itself (SIGKILL from the OOM killer
+  // or a user, SIGTERM, ...) says nothing about the config: it is evaluated once more in a fresh
+  // worker before being recorded as crashed, so one outside kill cannot blacklist a good config.
+  last_death_signal_ = 0;
+  EvaluationResult result = evaluate_once(problem, config, build, settings, timeout_s, setup_timeout_s);
+  const int signal = last_death_signal_;
+  if (result.outcome != Outcome::crashed || !killed_from_outside(signal)) return result;
+  const double first_prepare = last_prepare_seconds_;
+  result = evaluate_once(problem, config, build, settings, timeout_s, setup_timeout_s);
+  last_prepare_seconds_ += first_prepare;
+  result.environment["retried_after_signal"] = signal;
+  if (!result.message.empty()) result.message += "; ";
+  result.message += std::string("evaluated again after its first worker was killed by signal ") +
+                    std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return result;
+}
+
+EvaluationResult WorkerClient::evaluate_once(const Problem& problem, const Config& config, const VariantBuild& build,
+                                             const MeasureSettings& settings, double timeout_s, double setup_timeout_s) {
   // Inputs and the float64 reference first, in a request of their own: for 10^8-element
   // problems they take longer than a config may, and they are the harness's work, not the
   // config's. A failure here is the harness's too (out of host memory, say).

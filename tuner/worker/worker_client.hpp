@@ -53,6 +53,8 @@ class WorkerClient {
   void release_channels();
   // Sends one request and waits for its reply; on crash or timeout fills `failure` instead.
   bool exchange(const nlohmann::json& request, double timeout_s, nlohmann::json& reply, EvaluationResult& failure);
+  EvaluationResult evaluate_once(const Problem& problem, const Config& config, const VariantBuild& build,
+                                 const MeasureSettings& settings, double timeout_s, double setup_timeout_s);
   std::string stderr_tail();
 
   std::string backend_;
@@ -68,6 +70,7 @@ class WorkerClient {
   bool started_once_ = false;
   std::string prepared_;  // family, problem key and seed the running worker has ready
   double last_prepare_seconds_ = 0;
+  int last_death_signal_ = 0;  // the signal that ended the last worker that died, 0 for none
 };
 
 }  // namespace ktune
