@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <cstdint>
@@ -25,6 +26,35 @@ namespace fs = std::filesystem;
 inline constexpr int kBusyTimeoutMs = 30000;
 
 inline std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+// The device and inode of a database file and of its write-ahead log, as first seen.
+class FileIdentity {
+ public:
+  void record(const fs::path& path) { have_file_ = stat_of(path.string(), file_); }
+  void record_wal(const fs::path& path) {
+    if (!have_wal_) have_wal_ = stat_of(path.string() + "-wal", wal_);
+  }
+  // InputError naming the tampering when the file or its log is no longer the one recorded.
+  void check(const fs::path& path) {
+    record_wal(path);  // when the log did not exist yet at the first look
+    struct stat now {};
+    if (have_file_ && (!stat_of(path.string(), now) || now.st_ino != file_.st_ino || now.st_dev != file_.st_dev))
+      throw InputError("database " + quoted(path) + " was replaced, moved or deleted while this process had it open; "
+                       "nothing more was written, since it would have gone to a file no one else reads. What was "
+                       "written before is in the file this process opened. Do not replace a database in use");
+    if (have_wal_ && (!stat_of(path.string() + "-wal", now) || now.st_ino != wal_.st_ino || now.st_dev != wal_.st_dev))
+      throw InputError("the write-ahead log " + quoted(fs::path(path.string() + "-wal")) + " was deleted or replaced while this "
+                       "process had it open; nothing more was written (its writes would be lost). Do not delete a "
+                       "database's -wal and -shm files while ktune uses it");
+  }
+
+ private:
+  static bool stat_of(const std::string& path, struct stat& out) { return ::stat(path.c_str(), &out) == 0; }
+  struct stat file_ {};
+  struct stat wal_ {};
+  bool have_file_ = false;
+  bool have_wal_ = false;
+};
 
 inline std::string now_iso8601() {
   const auto now = std::chrono::system_clock::now();

@@ -46,8 +46,13 @@ struct Store::Impl {
     if (read_only)
       throw std::logic_error("database " + store_detail::quoted(path) +
                              " was opened read-only; nothing may write to it");
+    identity.check(path);
     return store_detail::Transaction(db, path);
   }
+  // The files this connection writes, checked before each write: a database replaced, or its
+  // write-ahead log deleted, while this process has them open would take the writes that follow
+  // where no other process reads them.
+  store_detail::FileIdentity identity;
   std::int64_t user_version() { return store_detail::pragma_int(db, "user_version", path); }
 
   void open_read_write();

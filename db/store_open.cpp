@@ -47,7 +47,10 @@ void Store::Impl::open_read_write() {
   // The file may have changed since it was inspected read-only: check again before writing.
   validate(read_contents(db, path), path);
   enable_wal();
-  exec(db, "PRAGMA synchronous=NORMAL", path);
+  // FULL: a commit is on disk when it returns, also across a power loss (NORMAL in WAL mode may
+  // roll back the last commits). It costs one more fsync a result: 0.16 ms against 0.015 ms on
+  // the development machine's disk, nothing beside a config's measurement.
+  exec(db, "PRAGMA synchronous=FULL", path);
   exec(db, "PRAGMA foreign_keys=ON", path);
 }
 
@@ -127,6 +130,8 @@ Store Store::open(const fs::path& path) {
   impl->path = path;
   impl->open_read_write();
   impl->migrate();
+  impl->identity.record(path);  // what later writes check they still write to
+  impl->identity.record_wal(path);
   return Store(std::move(impl));
 }
 

@@ -1,0 +1,62 @@
+"""A database tampered with while a tune writes to it: replaced by another file, or its -wal and
+-shm files deleted. Either made later writes go where no one reads them (a second tuner then lost
+the first one's rows) and both tuners exited 0; now the tune stops at its next write, exit 2,
+naming what happened, and every row written before is still in the file it opened."""
+import os
+import shutil
+import sqlite3
+import subprocess
+import time
+
+import harness
+
+TUNE = ["tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=4096", "--strategy", "random", "--budget", "200",
+        "--max-seconds-per-config", "0.1", "--min-samples", "50", "--no-export"]
+
+
+class Tampering(harness.KtuneTestCase):
+    def rows(self, db):
+        with sqlite3.connect(db) as c:
+            return c.execute("SELECT count(*) FROM measurements").fetchone()[0]
+
+    def start_and_wait_for_rows(self, rows=2):
+        process = subprocess.Popen([harness.ARGS.ktune, *TUNE, "--db", self.db], cwd=self.dir,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if os.path.exists(self.db) and self.rows(self.db) >= rows:
+                    return process
+            except sqlite3.OperationalError:
+                pass
+            time.sleep(0.05)
+        process.kill()
+        self.fail("the tune wrote no rows")
+
+    def test_a_database_replaced_mid_tune_stops_the_tune(self):
+        other = os.path.join(self.dir, "other.db")
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=8,cols=64", "--budget", "1",
+                   "--max-seconds-per-config", "0.01", "--db", other, "--no-export", check=0)
+        process = self.start_and_wait_for_rows()
+        moved = os.path.join(self.dir, "moved-away.db")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(self.db + suffix):
+                os.rename(self.db + suffix, moved + suffix)
+        shutil.copy(other, self.db)
+        _, err = process.communicate(timeout=120)
+        self.assertEqual(process.returncode, 2, err)
+        self.assertIn("was replaced, moved or deleted", err)
+        self.assertEqual(self.rows(self.db), 1)  # the replacement, untouched
+        self.assertGreaterEqual(self.rows(moved), 2)  # what was written before stays where it went
+
+    def test_deleted_wal_files_stop_the_tune(self):
+        process = self.start_and_wait_for_rows()
+        for suffix in ("-wal", "-shm"):
+            os.remove(self.db + suffix)
+        _, err = process.communicate(timeout=120)
+        self.assertEqual(process.returncode, 2, err)
+        self.assertIn("write-ahead log", err)
+
+
+if __name__ == "__main__":
+    harness.main()
