@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
@@ -24,6 +26,21 @@ namespace ktune::store_detail {
 namespace fs = std::filesystem;
 
 inline constexpr int kBusyTimeoutMs = 30000;
+
+// How long one attempt to take the write lock waits (SQLite's busy handler): kBusyTimeoutMs, or
+// KTUNE_DB_BUSY_TIMEOUT_MS (for tests, and file systems whose locks are slow to free).
+inline int write_lock_attempt_ms() {
+  static const int ms = [] {
+    const char* text = std::getenv("KTUNE_DB_BUSY_TIMEOUT_MS");
+    const long value = text && *text ? std::strtol(text, nullptr, 10) : 0;
+    return value > 0 && value <= 3'600'000 ? static_cast<int>(value) : kBusyTimeoutMs;
+  }();
+  return ms;
+}
+
+// Checked while a write waits for a lock another process holds: true ends the wait (a stop
+// signal). Set once by the command line (Store::set_stop_check).
+inline bool (*g_lock_wait_stop)() = nullptr;
 
 inline std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
 
@@ -206,8 +223,24 @@ class Query {
 // transaction never fails half-way because another process wrote first.
 class Transaction {
  public:
+  // Takes the write lock, waiting as long as another process holds it: a result measured must
+  // not be dropped because a reader or another tuner kept the file locked for a while. Each
+  // attempt waits write_lock_attempt_ms(); between attempts a note says why nothing moves, and a
+  // stop request (g_lock_wait_stop) ends the wait with the lock error.
   Transaction(sqlite3* db, const fs::path& path) : db_(db), path_(path) {
-    exec(db_, "BEGIN IMMEDIATE", path_);
+    const auto start = std::chrono::steady_clock::now();
+    double noted = 0;
+    for (;;) {
+      const int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return;
+      if ((rc & 0xff) != SQLITE_BUSY || (g_lock_wait_stop && g_lock_wait_stop())) fail(db_, rc, "BEGIN IMMEDIATE", path_);
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (waited - noted >= 30 || noted == 0) {
+        std::fprintf(stderr, "ktune: database %s is locked by another process (%.0f s so far); waiting to write\n",
+                     quoted(path_).c_str(), waited);
+        noted = waited > 0 ? waited : 1e-9;
+      }
+    }
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;

@@ -158,6 +158,8 @@ std::int64_t Store::upsert_problem(const Problem& problem) {
   return id;
 }
 
+void Store::set_stop_check(bool (*stop)()) { store_detail::g_lock_wait_stop = stop; }
+
 std::size_t Store::abandon_dead_runs(const std::string& hostname) {
   Impl& self = Impl::of(impl_);
   std::size_t abandoned = 0;

@@ -152,6 +152,10 @@ class Store {
   // before owners were (schema 4), are left as they are.
   std::size_t abandon_dead_runs(const std::string& hostname);
 
+  // A process-wide check that ends a wait for another process's lock (a stop signal); without
+  // one, a write waits until the lock is free.
+  static void set_stop_check(bool (*stop)());
+
   // Folds another ktune database into this one (store_merge.cpp), in one transaction; the
   // source is only read. InputError when it is missing, this database, or not a ktune database.
   // `should_stop`, polled while it copies and merges: true ends the merge of this source,

@@ -43,7 +43,7 @@ void Store::Impl::open_read_write() {
                      (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) +
                      "; check that the file and its directory are writable by you.");
   sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_busy_timeout(db, write_lock_attempt_ms());
   // The file may have changed since it was inspected read-only: check again before writing.
   validate(read_contents(db, path), path);
   enable_wal();

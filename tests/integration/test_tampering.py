@@ -58,5 +58,39 @@ class Tampering(harness.KtuneTestCase):
         self.assertIn("write-ahead log", err)
 
 
+class LockHeld(harness.KtuneTestCase):
+    def test_a_lock_held_past_the_timeout_delays_the_writes_and_loses_none(self):
+        """Another process holds the write lock for longer than a lock attempt waits (300 ms here,
+        30 s by default): the tune waits, saying so, and every result it measured meanwhile is
+        written once the lock is free; the run finishes."""
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=8,cols=64", "--budget", "1",
+                   "--max-seconds-per-config", "0.01", "--db", self.db, "--no-export", check=0)
+        process = subprocess.Popen([harness.ARGS.ktune, "tune", "-k", "rmsnorm", "-b", "cpu", "--shape",
+                                    "rows=64,cols=1024", "--strategy", "random", "--budget", "12",
+                                    "--max-seconds-per-config", "0.2", "--min-samples", "200", "--db", self.db,
+                                    "--no-export", "--json"],
+                                   cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ, KTUNE_DB_BUSY_TIMEOUT_MS="300"))
+        holder = sqlite3.connect(self.db, isolation_level=None, timeout=30)
+        deadline = time.time() + 60
+        while holder.execute("SELECT count(*) FROM runs").fetchone()[0] < 2 and time.time() < deadline:
+            time.sleep(0.02)  # the tune has begun its run
+        holder.execute("BEGIN IMMEDIATE")
+        time.sleep(4.0)
+        holder.execute("ROLLBACK")
+        holder.close()
+        out, err = process.communicate(timeout=120)
+        self.assertEqual(process.returncode, 0, err)
+        self.assertIn("is locked by another process", err)
+        summary = __import__("json").loads(out)
+        with sqlite3.connect(self.db) as c:
+            stored = c.execute("SELECT count(*) FROM measurements m JOIN problems p ON p.id = m.problem_id "
+                               "WHERE p.key LIKE '%1024%'").fetchone()[0]
+            statuses = [r[0] for r in c.execute("SELECT status FROM runs ORDER BY id")]
+        self.assertEqual(stored, summary["evaluated"])
+        self.assertEqual(summary["evaluated"], 12)
+        self.assertEqual(statuses[-1], "finished")
+
+
 if __name__ == "__main__":
     harness.main()

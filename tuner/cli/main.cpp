@@ -4,6 +4,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "db/store.hpp"
 #include "ktune/build_info.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/core/errors.hpp"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   std::signal(SIGHUP, request_stop);
+  ktune::Store::set_stop_check([] { return ktune::g_stop_requested.load(); });
 
   CLI::App app{"ktune: autotuner and benchmark harness for GPU kernels (CUDA, HIP, Vulkan) and the CPU.\n"
                "Enumerates each kernel family's tunable configs, verifies every variant against a float64\n"
