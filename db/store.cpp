@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -156,6 +157,51 @@ std::int64_t Store::upsert_problem(const Problem& problem) {
   }
   txn.commit();
   return id;
+}
+
+bool Store::claim(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id,
+                  const std::string& config_key, const std::string& hostname, double lease_s, bool remeasure) {
+  Impl& self = Impl::of(impl_);
+  const std::string me = this_process_owner();
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  Transaction txn = self.transaction();
+  {
+    Query measured = self.query(
+        "SELECT 1 FROM measurements WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND config_key = ?4");
+    measured->bind_int(1, device_id).bind_int(2, kernel_id).bind_int(3, problem_id).bind_text(4, config_key);
+    if (measured->step() && !remeasure) return false;
+  }
+  {
+    Query held = self.query(
+        "SELECT owner, hostname, expires_at FROM claims WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 "
+        "AND config_key = ?4");
+    held->bind_int(1, device_id).bind_int(2, kernel_id).bind_int(3, problem_id).bind_text(4, config_key);
+    if (held->step()) {
+      const std::string owner = held->text(0);
+      // A claimant on this host is asked whether it lives; one elsewhere is trusted until its lease lapses.
+      const bool live = owner != me && (held->text(1) == hostname ? process_owner_alive(owner) : held->real(2) > now);
+      if (live) return false;
+    }
+  }
+  {
+    Query insert = self.query(
+        "INSERT OR REPLACE INTO claims (device_id, kernel_id, problem_id, config_key, owner, hostname, expires_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    insert->bind_int(1, device_id).bind_int(2, kernel_id).bind_int(3, problem_id).bind_text(4, config_key)
+        .bind_text(5, me).bind_text(6, hostname).bind_real(7, now + lease_s);
+    insert->run();
+  }
+  txn.commit();
+  return true;
+}
+
+void Store::release_claims() {
+  Impl& self = Impl::of(impl_);
+  Transaction txn = self.transaction();
+  Query remove = self.query("DELETE FROM claims WHERE owner = ?1");
+  remove->bind_text(1, this_process_owner());
+  remove->run();
+  txn.commit();
 }
 
 void Store::set_stop_check(bool (*stop)()) { store_detail::g_lock_wait_stop = stop; }
@@ -313,6 +359,12 @@ std::int64_t Store::record_measurement(std::int64_t run_id, std::int64_t device_
     insert->run();
   }
   const std::int64_t id = sqlite3_last_insert_rowid(self.db);
+  {  // measured: the claim, whoever held it, has served
+    Query release = self.query(
+        "DELETE FROM claims WHERE device_id = ?1 AND kernel_id = ?2 AND problem_id = ?3 AND config_key = ?4");
+    release->bind_int(1, device_id).bind_int(2, kernel_id).bind_int(3, problem_id).bind_text(4, key);
+    release->run();
+  }
   txn.commit();
   return id;
 }

@@ -152,6 +152,17 @@ class Store {
   // before owners were (schema 4), are left as they are.
   std::size_t abandon_dead_runs(const std::string& hostname);
 
+  // Claims a config for measurement by this process, so that another tuner of the same problem
+  // does not measure it at the same time: false when it is measured already, or claimed by a
+  // process that is alive (this host) or whose lease of `lease_s` seconds has not lapsed (another
+  // host). Recording the measurement releases the claim; release_claims() drops what is left.
+  // `remeasure`: the config is measured already and is to be measured again (a timeout retried
+  // with a longer limit); only a live claim refuses then.
+  bool claim(std::int64_t device_id, std::int64_t kernel_id, std::int64_t problem_id, const std::string& config_key,
+             const std::string& hostname, double lease_s, bool remeasure = false);
+  // Drops every claim of this process (a tune ending, however it ends).
+  void release_claims();
+
   // A process-wide check that ends a wait for another process's lock (a stop signal); without
   // one, a write waits until the lock is free.
   static void set_stop_check(bool (*stop)());

@@ -170,11 +170,13 @@ class Concurrency(harness.KtuneTestCase):
             run_ids = {summary["run_id"] for summary in summaries}
             strangers = {key: row[0] for key, row in rows.items() if row[0] not in run_ids}
             self.assertEqual(strangers, {}, f"{what}: results stored by neither process")
+            # Claims: no config measured by both, so what each measured is what it stored.
+            self.assertEqual(sum(summary["evaluated"] for summary in summaries), budget, f"{what}: measured twice")
             for summary in summaries:
                 mine = sum(1 for row in rows.values() if row[0] == summary["run_id"])
-                self.assertLessEqual(mine, summary["evaluated"],
-                                     f"{what}: run {summary['run_id']} has {mine} stored results but "
-                                     f"evaluated {summary['evaluated']}")
+                self.assertEqual(mine, summary["evaluated"],
+                                 f"{what}: run {summary['run_id']} has {mine} stored results but "
+                                 f"evaluated {summary['evaluated']}")
                 self.assert_best_consistent(summary, rows, f"{what}, run {summary['run_id']}")
             both_measured_rounds += all(summary["evaluated"] > 0 for summary in summaries)
 
@@ -200,6 +202,25 @@ class Concurrency(harness.KtuneTestCase):
         self.assertGreater(both_measured_rounds, 0,
                            "in no round did both processes measure; they never overlapped and the "
                            "test proves nothing about concurrent writers of one kernel")
+
+    def test_tuners_with_other_seeds_never_measure_a_config_twice(self):
+        """Four tuners of one problem with different seeds (so overlapping, not identical, proposals):
+        the evaluations they report add up to the rows stored, and each one's best is the stored
+        result of its best config (a loser's result was once dropped while its summary kept it)."""
+        db = os.path.join(self.dir, "seeds.db")
+        shape = "rows=32,cols=512"
+        processes = [self.start("rmsnorm", shape, 20, db, "--strategy", "random", "--seed", str(seed))
+                     for seed in range(1, 5)]
+        summaries = self.finish(processes, "four seeds")
+        self.assert_intact(db, "four seeds")
+        stored = self.query("SELECT config_key, median_ns FROM measurements", db=db)
+        self.assertEqual(sum(s["evaluated"] for s in summaries), len(stored))
+        medians = {json.dumps(json.loads(key), sort_keys=True): median for key, median in stored}
+        for summary in summaries:
+            key = json.dumps(summary["best"]["config"], sort_keys=True)
+            if key in medians:
+                self.assertEqual(summary["best"]["median_ns"], medians[key])
+        self.assertEqual(self.query("SELECT count(*) FROM claims", db=db)[0][0], 0)
 
     def cpu_kernels(self):
         listed = self.ktune_json("list")["kernels"]

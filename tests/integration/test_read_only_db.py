@@ -105,7 +105,7 @@ class ReadOnlyDatabase(harness.KtuneTestCase):
     def test_older_schema_is_refused_naming_the_file(self):
         # Back to schema version 1: as a database written before bench history was added.
         with sqlite3.connect(self.db) as connection:
-            connection.executescript("DROP TABLE bench_results; DROP TABLE bench_runs; ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN owner; "
+            connection.executescript("DROP TABLE bench_results; DROP TABLE bench_runs; ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN owner; DROP TABLE claims; "
                                      "DELETE FROM schema_migrations WHERE version > 1; PRAGMA user_version = 1;")
         connection.close()
         self.assertEqual(os.listdir(self.shared), ["results.db"])

@@ -366,18 +366,53 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   // time they took when they were measured, so an identical rerun stops exactly where the first
   // run stopped and measures nothing new. N devices do N times the work in the same time.
   std::set<std::string> retried;  // keys of stored results measured again in this run
+  // Claims: a config another tuner of this problem is measuring waits here (deferred) until its
+  // result is recorded, then counts as reused; if that tuner dies, this one measures it.
+  const std::string host = host_name();
+  const double lease_s = request.config_timeout_s + task.setup_timeout_s + 60;
+  struct ClaimsGuard {
+    Store& store;
+    ~ClaimsGuard() {
+      try {
+        store.release_claims();
+      } catch (...) {  // never throw from a destructor; a claim left behind lapses with its process
+      }
+    }
+  } claims_guard{store};
+  std::deque<std::size_t> deferred;
+  bool waiting_on_others = false;
   bool proposing = true;
   while (true) {
     // Hand out configs while a device is free; stop proposing once a limit is reached.
+    waiting_on_others = false;
     while (proposing && pool.has_room()) {
       if (g_stop_requested.load()) break;  // handled below, also while waiting
-      if (request.budget && summary.evaluated + summary.reused + pool.in_flight() >= *request.budget) {
+      if (request.budget && summary.evaluated + summary.reused + pool.in_flight() + deferred.size() >= *request.budget &&
+          deferred.empty()) {
         summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
         proposing = false;
         break;
       }
-      const auto index = take_next();
+      // A deferred config first, once the other tuner has recorded it or let go of it.
+      std::optional<std::size_t> index;
+      bool claimed = false;
+      for (auto it = deferred.begin(); it != deferred.end(); ++it) {
+        const std::string key = valid.config(*it).key();
+        if (store.find_measurement(device_id, kernel_id, problem_id, key) ||
+            (claimed = store.claim(device_id, kernel_id, problem_id, key, host, lease_s))) {
+          index = *it;
+          deferred.erase(it);
+          break;
+        }
+      }
+      const bool within_budget =
+          !request.budget || summary.evaluated + summary.reused + pool.in_flight() + deferred.size() < *request.budget;
+      if (!index && within_budget) index = take_next();
       if (!index) {
+        if (!deferred.empty()) {  // only configs others are measuring are left: wait for them
+          waiting_on_others = true;
+          break;
+        }
         summary.stop_reason = "space exhausted";
         proposing = false;
         break;
@@ -406,6 +441,10 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
         proposing = false;
         break;
       }
+      if (!claimed && !store.claim(device_id, kernel_id, problem_id, config.key(), host, lease_s, retry)) {
+        deferred.push_back(*index);  // another tuner is measuring it
+        continue;
+      }
       if (retry) retried.insert(config.key());
       // Racing: a config clearly slower than the best so far stops once it has its minimum samples.
       const double race_ns = request.race && summary.best ? summary.best->stats.median_ns : 0.0;
@@ -420,6 +459,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     }
     if (pool.in_flight() == 0) {
       if (!proposing) break;
+      if (waiting_on_others) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (pool.devices_in_use() == 0)
         throw BackendUnavailable("every device of this tune was lost; the results so far are in the database, "
                                  "and rerunning the tune resumes from them");
