@@ -31,6 +31,7 @@
 #include "ktune/build_info.hpp"
 #include "ktune/embedded/tuned_lookup.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/output_file.hpp"
 #include "tuner/core/precision.hpp"
 
 namespace ktune {
@@ -423,27 +424,9 @@ std::string current_utc_time() {
 }
 
 // Writes `text` to `path` through a temporary file in the same directory and a rename, so a
-// reader sees the old file or the new one, never a partial one.
+// reader sees the old file or the new one, never a partial one (tuner/core/output_file.hpp).
 void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path temporary =
-      path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw InputError("export: cannot write " + temporary.string());
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw InputError("export: cannot replace " + path.string() + ": " + error.message());
-  }
+  write_file_atomically(path, text, "export");
 }
 
 // For code that handles every family alike (ktune's kernel library): the config's parameters by

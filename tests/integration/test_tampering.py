@@ -92,5 +92,36 @@ class LockHeld(harness.KtuneTestCase):
         self.assertEqual(statuses[-1], "finished")
 
 
+class PrivateCache(harness.KtuneTestCase):
+    """Without HOME, compiled kernels are cached in <TMPDIR>/ktune-cache-<uid>: a folder another
+    user could prepare (writable by others, or a link to theirs) is refused, never used."""
+
+    def compile_without_home(self, tmpdir):
+        env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME", "KTUNE_CACHE_DIR")}
+        env["TMPDIR"] = tmpdir
+        spec = os.path.join(harness.ARGS.source_dir, "tests", "data", "t1", "axpy_in_place", "axpy_in_place_T1.json")
+        return subprocess.run([harness.ARGS.ktune, "tune", "--t1", spec, "--compile-only", "--arch", "sm_90a"],
+                              cwd=self.dir, capture_output=True, text=True, env=env, timeout=300)
+
+    def test_a_prepared_cache_folder_is_refused(self):
+        if not any(b["backend"] == "cuda" and b["built"] for b in self.ktune_json("devices")["backends"]):
+            self.skipTest("this build has no CUDA backend")
+        shared = os.path.join(self.dir, "shared-tmp")
+        os.makedirs(shared)
+        planted = os.path.join(shared, f"ktune-cache-{os.getuid()}")
+        os.makedirs(planted)
+        os.chmod(planted, 0o777)
+        result = self.compile_without_home(shared)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("not a private folder", result.stderr)
+        os.rmdir(planted)
+        os.symlink(self.dir, planted)
+        self.assertEqual(self.compile_without_home(shared).returncode, 2)
+        os.unlink(planted)
+        fresh = self.compile_without_home(shared)
+        self.assertEqual(fresh.returncode, 0, fresh.stderr)
+        self.assertEqual(os.stat(planted).st_mode & 0o777, 0o700)
+
+
 if __name__ == "__main__":
     harness.main()

@@ -1,5 +1,6 @@
 #include "tuner/backends/gpu_source.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "ktune/embedded/cuda_sources.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/output_file.hpp"
 
 namespace ktune {
 namespace {
@@ -190,18 +192,21 @@ std::filesystem::path default_binary_cache_dir() {
   if (const char* dir = std::getenv("KTUNE_CACHE_DIR"); dir && *dir) return dir;
   if (const char* dir = std::getenv("XDG_CACHE_HOME"); dir && *dir) return std::filesystem::path(dir) / "ktune";
   if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "ktune";
-  return "/tmp/ktune-cache";
+  // Without a home: a folder of this user's own in the temporary directory, made private. A
+  // shared fixed name would let another local user plant binaries that ktune then loads and runs.
+  std::error_code error;
+  const auto dir = std::filesystem::temp_directory_path(error) / ("ktune-cache-" + std::to_string(::getuid()));
+  ::mkdir(dir.c_str(), 0700);
+  struct stat info {};
+  if (::lstat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::getuid() ||
+      (info.st_mode & 022) != 0)
+    throw InputError(dir.string() + ": not a private folder of yours (another user's, a link, or writable by others), "
+                     "so it cannot hold the compiled kernels ktune runs; set KTUNE_CACHE_DIR or HOME");
+  return dir;
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& bytes) {
-  const auto temporary = path.string() + ".tmp" + std::to_string(getpid()) + "-" +
-                         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-  }
-  std::filesystem::rename(temporary, path);
+  write_file_atomically(path, std::string_view(bytes), "the binary cache");
 }
 
 }  // namespace ktune

@@ -65,7 +65,8 @@ std::vector<std::string> variant_defines(const KernelFamily& family, const Probl
 std::optional<std::string> cached_entry_name(const std::filesystem::path& binary);
 void keep_entry_name(const std::filesystem::path& binary, const std::string& lowered);
 
-// $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune, else /tmp/ktune-cache.
+// $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune, else a private
+// ktune-cache-<uid> folder in the temporary directory (InputError when that is not private).
 std::filesystem::path default_binary_cache_dir();
 // Writes `bytes` under a unique temporary name and renames it into place, so concurrent
 // compiles never see half a file.

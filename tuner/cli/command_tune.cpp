@@ -272,6 +272,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
 #endif
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> failed_kernels;  // no config ran correctly
+  std::vector<std::string> record_errors;   // --record could not write
   bool interrupted = false;
   for (const auto& kernel : kernels) {
     request.family = kernel;
@@ -292,6 +293,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
         json["header"] = header;
       }
       if (!summary.best) failed_kernels.push_back(kernel);
+      if (!summary.record_error.empty()) record_errors.push_back(summary.record_error);
       if (!common.json) {
         print_summary(summary, header);
         if (&kernel != &kernels.back() || &summary != &summaries.back()) std::cout << "\n";
@@ -303,6 +305,11 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   }
   if (common.json) print_json(results.size() == 1 && one_kernel_asked(options) ? results[0] : results);
   if (interrupted) return stop_exit_code();
+  if (!record_errors.empty()) {
+    std::cerr << "ktune: error: the tune finished and its results are stored, but --record could not write: "
+              << join_names(record_errors, "; ") << "\n";
+    return static_cast<int>(ExitCode::check_failed);
+  }
   if (!failed_kernels.empty()) {
     std::cerr << "ktune: no config of " << join_names(failed_kernels)
               << " ran correctly; see the outcomes above and `ktune list`\n";

@@ -1,7 +1,10 @@
 // ktune: tune GPU (and CPU) kernels, store every result, export the winners as C++ headers.
 // Exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 backend or device absent.
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "db/store.hpp"
@@ -79,8 +82,16 @@ int main(int argc, char** argv) {
 
   // `--kernel --json` takes "--json" as the kernel's name; the error still comes as JSON.
   json_requested = json_requested || common.json;
+  // Output that could not be written (a full disk, a closed pipe) is a failure, not a success:
+  // a script reading the output must not take an empty file for an answer.
+  auto output_written = [](int code) {
+    std::cout.flush();
+    if (std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+    std::cerr << "ktune: error: the output could not be written to stdout (" << std::strerror(errno) << ")\n";
+    return code == 0 ? 1 : code;
+  };
   try {
-    return action();
+    return output_written(action());
   } catch (const ktune::KtuneError& e) {
     std::cerr << "ktune: error: " << e.what() << "\n";
     if (json_requested) ktune::cli::print_json({{"error", e.what()}, {"exit_code", static_cast<int>(e.code())}});

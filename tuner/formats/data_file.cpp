@@ -1,5 +1,7 @@
 #include "tuner/formats/data_file.hpp"
 
+#include "tuner/core/output_file.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -49,27 +51,11 @@ std::string read_text_maybe_gzip(const std::filesystem::path& file, std::size_t 
 }
 
 void write_text_maybe_gzip(const std::filesystem::path& file, std::string_view text) {
-  const std::string where = file.string();
   const bool compress = file.extension() == ".gz";
   const std::string packed = compress ? gzip(text) : std::string();
   const std::string_view content = compress ? std::string_view(packed) : text;
 
-  std::filesystem::path temporary = file;
-  temporary += ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(where + ": cannot write (" + system_reason() + ")");
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) throw InputError(where + ": write failed (" + system_reason() + ")");
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, file, error);
-  if (error) {
-    const std::string reason = error.message();
-    std::filesystem::remove(temporary, error);
-    throw InputError(where + ": cannot replace the file (" + reason + ")");
-  }
+  write_file_atomically(file, content, "");
 }
 
 }  // namespace ktune

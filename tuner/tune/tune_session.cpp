@@ -112,6 +112,7 @@ nlohmann::json TuneSummary::to_json() const {
                         {"evaluated", evaluated},
                         {"reused", reused},
                         {"abandoned_runs", abandoned_runs},
+                        {"record_error", record_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(record_error)},
                         {"outcomes", outcomes_json},
                         {"best", timing(best)},
                         {"default", timing(default_config)},
@@ -474,7 +475,15 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   pool_task.ended = true;
   summary.lost = pool.losses();
   summary.seconds = elapsed();
-  if (request.record_dir) summary.recorded_files = save_recording(recording, *request.record_dir, request.backend, problem);
+  // The measurements are stored: a recording that cannot be written (a full disk) is reported,
+  // and does not make the run a failed one.
+  if (request.record_dir) {
+    try {
+      summary.recorded_files = save_recording(recording, *request.record_dir, request.backend, problem);
+    } catch (const KtuneError& e) {
+      summary.record_error = e.what();
+    }
+  }
   run_guard.finish(summary.interrupted ? "interrupted" : "finished");
   observer.finished(summary);
   return summary;

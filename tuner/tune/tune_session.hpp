@@ -108,6 +108,8 @@ struct TuneSummary {
   // Runs of this host left 'running' by a process that had ended, marked 'abandoned' when this
   // tune opened the database.
   std::size_t abandoned_runs = 0;
+  // Why --record could not write its files, when it could not (the run itself is complete).
+  std::string record_error;
 
   nlohmann::json to_json() const;
 };

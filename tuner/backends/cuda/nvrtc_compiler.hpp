@@ -41,7 +41,8 @@ class NvrtcCompiler {
   // Hash of the family's CUDA source and the shared headers it can include: the kernel source
   // hash stored with measurements.
   static std::string source_hash(const KernelFamily& family);
-  // $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune, else /tmp/ktune-cache.
+  // $KTUNE_CACHE_DIR, else $XDG_CACHE_HOME/ktune, else ~/.cache/ktune, else a private
+// ktune-cache-<uid> folder in the temporary directory (InputError when that is not private).
   static std::filesystem::path default_cache_dir();
   static std::string nvrtc_version();
 

@@ -1,0 +1,108 @@
+"""A full disk, simulated for the files ktune writes beside its database: a small preloaded library
+makes write(2) fail with ENOSPC for paths under a chosen folder, as a full file system would. A
+--record that cannot be written leaves the run complete ('finished', every result stored) and no
+leftover temporary file, and says so with exit 1; an export that cannot be written leaves the
+headers that were there before untouched."""
+import os
+import sqlite3
+import subprocess
+
+import harness
+
+SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sys/uio.h>
+
+static int on_full_disk(int fd) {
+  const char* full = getenv("KTUNE_TEST_FULL_DISK");
+  if (!full || !*full) return 0;
+  char link[64], path[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  const ssize_t length = readlink(link, path, sizeof path - 1);
+  if (length <= 0) return 0;
+  path[length] = '\0';
+  return strstr(path, full) != NULL;
+}
+
+ssize_t write(int fd, const void* buffer, size_t count) {
+  static ssize_t (*real_write)(int, const void*, size_t);
+  if (!real_write) real_write = (ssize_t(*)(int, const void*, size_t))dlsym(RTLD_NEXT, "write");
+  if (on_full_disk(fd)) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return real_write(fd, buffer, count);
+}
+
+/* C++ streams write large buffers with writev. */
+ssize_t writev(int fd, const struct iovec* iov, int count) {
+  static ssize_t (*real_writev)(int, const struct iovec*, int);
+  if (!real_writev) real_writev = (ssize_t(*)(int, const struct iovec*, int))dlsym(RTLD_NEXT, "writev");
+  if (on_full_disk(fd)) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return real_writev(fd, iov, count);
+}
+"""
+
+
+class FullDisk(harness.KtuneTestCase):
+    def setUp(self):
+        super().setUp()
+        source = os.path.join(self.dir, "full_disk.c")
+        with open(source, "w") as f:
+            f.write(SHIM)
+        self.shim = os.path.join(self.dir, "libfull_disk.so")
+        compiler = harness.ARGS.cxx
+        subprocess.run([compiler, "-x", "c", "-shared", "-fPIC", "-O1", source, "-o", self.shim, "-ldl"], check=True)
+
+    def full(self, folder):
+        return {"LD_PRELOAD": self.shim, "KTUNE_TEST_FULL_DISK": folder}
+
+    def test_a_record_that_cannot_be_written_keeps_the_run_complete(self):
+        record = os.path.join(self.dir, "record")
+        os.makedirs(record)
+        result = self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=16,cols=256", "--budget", "4",
+                            "--max-seconds-per-config", "0.01", "--db", self.db, "--no-export", "--record", record,
+                            env_extra=self.full(record + "/"))
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("--record could not write", result.stderr)
+        self.assertIn("No space left on device", result.stderr)
+        self.assertEqual(os.listdir(record), [])  # no temporary left behind
+        with sqlite3.connect(self.db) as c:
+            self.assertEqual(c.execute("SELECT status FROM runs").fetchall(), [("finished",)])
+            self.assertEqual(c.execute("SELECT count(*) FROM measurements").fetchone()[0], 4)
+
+    def test_an_export_that_cannot_be_written_leaves_the_old_headers(self):
+        tuned = os.path.join(self.dir, "tuned")
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=16,cols=256", "--budget", "3",
+                   "--max-seconds-per-config", "0.01", "--db", self.db, "--export-dir", tuned, check=0)
+        before = {}
+        for root, _, files in os.walk(tuned):
+            for name in files:
+                with open(os.path.join(root, name), "rb") as f:
+                    before[os.path.join(root, name)] = f.read()
+        self.assertTrue(before)
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=16,cols=512", "--budget", "3",
+                   "--max-seconds-per-config", "0.01", "--db", self.db, "--no-export", check=0)
+        result = self.ktune("export", "--db", self.db, "--out", tuned, env_extra=self.full(tuned + "/"))
+        self.assertNotEqual(result.returncode, 0, result.stderr)
+        self.assertIn("No space left on device", result.stderr)
+        after = {}
+        for root, _, files in os.walk(tuned):
+            for name in files:
+                with open(os.path.join(root, name), "rb") as f:
+                    after[os.path.join(root, name)] = f.read()
+        self.assertEqual(after, before)
+
+
+if __name__ == "__main__":
+    harness.main()
