@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -407,8 +408,12 @@ std::vector<BestMeasurement> Store::best_measurements(const std::string& family)
     best.device.fingerprint = row.text(c++);
     const nlohmann::json limits = parse_json(row.text(c++), path, where + " device limits");
     try {
-      for (const auto& [name, value] : limits.items())
+      for (const auto& [name, value] : limits.items()) {
+        if (!value.is_number_integer())
+          throw InputError("database " + quoted(path) + ": " + where + " device limit " + name + " = " + value.dump() +
+                           " is not an integer; the row was edited or is corrupt");
         best.device.limits[name] = value.get<std::int64_t>();
+      }
     } catch (const nlohmann::json::exception& error) {
       throw InputError("database " + quoted(path) + ": " + where + " device limits: " + error.what());
     }
@@ -419,8 +424,15 @@ std::vector<BestMeasurement> Store::best_measurements(const std::string& family)
     best.problem.family = row.text(c++);
     const nlohmann::json dims = parse_json(row.text(c++), path, where + " problem dims");
     try {
-      for (const auto& dim : dims)
-        best.problem.dims.emplace_back(dim.at(0).get<std::string>(), dim.at(1).get<std::int64_t>());
+      for (const auto& dim : dims) {
+        // get<int64_t> of 1e300 is undefined (it came out as INT64_MIN): integers only.
+        const auto& extent = dim.at(1);
+        if (!extent.is_number_integer() ||
+            (extent.is_number_unsigned() && extent.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()))
+          throw InputError("database " + quoted(path) + ": " + where + " problem dims: " + dim.dump() +
+                           " is not an integer extent; the row was edited or is corrupt");
+        best.problem.dims.emplace_back(dim.at(0).get<std::string>(), extent.get<std::int64_t>());
+      }
     } catch (const nlohmann::json::exception& error) {
       throw InputError("database " + quoted(path) + ": " + where + " problem dims: " + error.what());
     }

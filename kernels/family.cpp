@@ -68,14 +68,19 @@ Problem KernelFamily::make_problem(const std::map<std::string, std::int64_t>& ov
   }
   // The product of all dims is bounded before any tensor size is computed, so no tensor's
   // element count can overflow (a GEMM's m*n*k may pass 2^40; its tensors m*k, n*k, m*n may not).
+  // The message names where the sizes came from: --shape, or the family's own (a T1 spec's
+  // ProblemSize) when nothing was given.
+  const std::string origin = overrides.empty()
+                                 ? name() + "'s problem size (its default dims; for a T1 spec, its ProblemSize)"
+                                 : "--shape";
   constexpr double kMaxDimProduct = 4.6e18;  // below 2^62
   constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 40;
   double product = 1;
   for (const auto& [dim, value] : problem.dims) product *= static_cast<double>(std::max<std::int64_t>(value, 1));
-  if (product > kMaxDimProduct) throw InputError("--shape: the problem is too large (the product of its dims exceeds 2^62)");
+  if (product > kMaxDimProduct) throw InputError(origin + ": the problem is too large (the product of its dims exceeds 2^62)");
   for (const TensorSpec& tensor : tensors(problem))
     if (tensor.elements > kMaxTensorElements)
-      throw InputError("--shape: the problem is too large (tensor " + tensor.name + " would hold " +
+      throw InputError(origin + ": the problem is too large (tensor " + tensor.name + " would hold " +
                        std::to_string(tensor.elements) + " elements, more than 2^40)");
   return problem;
 }

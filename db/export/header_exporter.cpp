@@ -219,7 +219,17 @@ std::vector<FieldType> param_types(const ExportFamily& input,
       any_text |= std::holds_alternative<std::string>(value);
     };
     see(input.default_config.at(name));
-    for (const auto* entry : entries) see(entry->config.at(name));
+    // The default's type is the parameter's: a real where it is an integer is a corrupt or
+    // hand-edited row (a header of doubles for thread counts would compile and mislead).
+    const bool integer_parameter = std::holds_alternative<std::int64_t>(input.default_config.at(name));
+    for (const auto* entry : entries) {
+      const Value& value = entry->config.at(name);
+      if (integer_parameter && std::holds_alternative<double>(value))
+        throw InputError("export: " + entry_label(*entry) + " has " + name + " = " + to_string(value) +
+                         ", but the parameter takes integers (its default is " +
+                         to_string(input.default_config.at(name)) + "); the row was edited or is corrupt");
+      see(value);
+    }
     if (any_text && (any_int || any_real))
       throw InputError("export: parameter '" + name +
                        "' has both string and numeric values; a header field needs one type");

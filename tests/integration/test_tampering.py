@@ -2,6 +2,7 @@
 -shm files deleted. Either made later writes go where no one reads them (a second tuner then lost
 the first one's rows) and both tuners exited 0; now the tune stops at its next write, exit 2,
 naming what happened, and every row written before is still in the file it opened."""
+import json
 import os
 import shutil
 import sqlite3
@@ -82,7 +83,7 @@ class LockHeld(harness.KtuneTestCase):
         out, err = process.communicate(timeout=120)
         self.assertEqual(process.returncode, 0, err)
         self.assertIn("is locked by another process", err)
-        summary = __import__("json").loads(out)
+        summary = json.loads(out)
         with sqlite3.connect(self.db) as c:
             stored = c.execute("SELECT count(*) FROM measurements m JOIN problems p ON p.id = m.problem_id "
                                "WHERE p.key LIKE '%1024%'").fetchone()[0]
@@ -121,6 +122,50 @@ class PrivateCache(harness.KtuneTestCase):
         fresh = self.compile_without_home(shared)
         self.assertEqual(fresh.returncode, 0, fresh.stderr)
         self.assertEqual(os.stat(planted).st_mode & 0o777, 0o700)
+
+
+class HandEditedRows(harness.KtuneTestCase):
+    """Rows edited by hand (or corrupted) are refused by export, naming the row, instead of being
+    exported as garbage: a dim of 1e300 came out as INT64_MIN, a thread count of 2.5 as a double."""
+
+    def setUp(self):
+        super().setUp()
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=16,cols=256", "--budget", "2",
+                   "--max-seconds-per-config", "0.01", "--db", self.db, "--no-export", check=0)
+
+    def export(self):
+        return self.ktune("export", "--db", self.db, "--out", os.path.join(self.dir, "tuned"), check=2)
+
+    def test_a_dim_that_is_not_an_integer(self):
+        with sqlite3.connect(self.db) as c:
+            c.execute("""UPDATE problems SET dims = '[["rows",1e300],["cols",256]]'""")
+        self.assertIn("not an integer extent", self.export().stderr)
+
+    def test_a_real_where_the_parameter_takes_integers(self):
+        with sqlite3.connect(self.db) as c:
+            config = json.loads(c.execute("SELECT config FROM measurements LIMIT 1").fetchone()[0])
+            config["threads"] = 2.5
+            c.execute("UPDATE measurements SET config = ?", (json.dumps(config),))
+        result = self.export()
+        self.assertIn("threads = 2.5", result.stderr)
+        self.assertIn("takes integers", result.stderr)
+
+
+class TooLargeProblems(harness.KtuneTestCase):
+    def test_a_t1_problem_size_too_large_is_not_blamed_on_shape(self):
+        folder = os.path.join(self.dir, "axpy")
+        shutil.copytree(os.path.join(harness.ARGS.source_dir, "tests", "data", "t1", "axpy_in_place"), folder)
+        spec_file = os.path.join(folder, "axpy_in_place_T1.json")
+        with open(spec_file) as f:
+            spec = json.load(f)
+        spec["KernelSpecification"]["ProblemSize"] = [2 ** 45]
+        with open(spec_file, "w") as f:
+            json.dump(spec, f)
+        if not any(b["backend"] == "cuda" and b["built"] for b in self.ktune_json("devices")["backends"]):
+            self.skipTest("this build has no CUDA backend")
+        run = self.ktune("tune", "--t1", spec_file, "--compile-only", "--arch", "sm_90a", check=2)
+        self.assertIn("ProblemSize", run.stderr)
+        self.assertNotIn("--shape", run.stderr)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -151,6 +153,21 @@ std::optional<std::size_t> ValidConfigs::find(const Config& config) const {
 SearchSpace SearchSpace::load(const std::filesystem::path& file) {
   SearchSpace space = from_json(read_json_file(file), file.string());
   space.source_ = file.string();
+  // ktune's kernels take their parameters as int (a #define, a specialization constant, a CPU
+  // kernel's argument): a value past that range overflowed inside a kernel (2^63-1 gave NaN).
+  // A T1 spec's own kernel is the user's and keeps whatever its Values say.
+  for (std::size_t p = 0; p < space.parameters_.size(); ++p)
+    for (const Value& value : space.parameters_[p].values) {
+      const auto* integer = std::get_if<std::int64_t>(&value);
+      const auto* real = std::get_if<double>(&value);
+      if ((integer && (*integer < std::numeric_limits<std::int32_t>::min() ||
+                       *integer > std::numeric_limits<std::int32_t>::max())) ||
+          (real && (!std::isfinite(*real) || std::fabs(*real) > std::numeric_limits<std::int32_t>::max())))
+        throw InputError(file.string() + ": parameter '" + space.parameters_[p].name + "' has the value " +
+                         to_string(value) + ", outside what a kernel parameter may take (" +
+                         std::to_string(std::numeric_limits<std::int32_t>::min()) + " to " +
+                         std::to_string(std::numeric_limits<std::int32_t>::max()) + ")");
+    }
   return space;
 }
 

@@ -573,7 +573,16 @@ const KernelFamily* register_t1_kernel_from_environment() {
   if (!g_registered) {
     const char* spec = std::getenv(kSpecVariable);
     if (spec == nullptr || *spec == '\0') return nullptr;
-    install_registered(load_t1_kernel(spec, options_from_environment()));
+    try {
+      install_registered(load_t1_kernel(spec, options_from_environment()));
+    } catch (const InputError& e) {
+      // Here the spec came from the environment, not from a --t1 the user typed.
+      std::string why = e.what();
+      const std::string typed = "check the path given to --t1";
+      if (const auto at = why.find(typed); at != std::string::npos)
+        why.replace(at, typed.size(), std::string("check ") + kSpecVariable + ", set by the tune that started this process");
+      throw InputError(std::string(kSpecVariable) + "=" + spec + ": " + why);
+    }
   }
   return g_registered.get();
 }
