@@ -5,13 +5,16 @@
 // kernels by (family, backend, source hash), problems by (family, key), runs and bench runs by
 // when, where and how they ran. A measurement this database already has for the same device,
 // kernel, problem and config is kept ("measured once"), so merging twice adds nothing.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <vector>
 
+#include "db/process_owner.hpp"
 #include "db/read_only_connection.hpp"
 #include "db/store_impl.hpp"
 
@@ -37,15 +40,34 @@ struct TemporaryDatabase {
     std::string failures;
     for (const fs::path& parent : candidates) {
       if (parent.empty()) continue;
+      remove_abandoned(parent);
       std::string pattern = (parent / ".ktune-merge-XXXXXX").string();
       if (::mkdtemp(pattern.data())) {
         dir = pattern;
         path = dir / "snapshot.db";
+        // Its owner, so that a later merge can remove it should this process be killed.
+        std::ofstream(dir / "owner") << this_process_owner() << "\n";
         return;
       }
       failures += " " + parent.string() + " (" + std::strerror(errno) + ")";
     }
     throw InputError("db merge: cannot create a private directory for the snapshot in:" + failures);
+  }
+  // The snapshot folders of merges killed before they could clean up (kill -9): those of this
+  // user whose owner process has ended.
+  static void remove_abandoned(const fs::path& parent) {
+    std::error_code error;
+    for (fs::directory_iterator it(parent, error), end; !error && it != end; it.increment(error)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind(".ktune-merge-", 0) != 0) continue;
+      struct stat info {};
+      if (::lstat(it->path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::getuid()) continue;
+      std::ifstream in(it->path() / "owner");
+      std::string owner;
+      if (!std::getline(in, owner) || process_owner_alive(owner)) continue;
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
   }
   TemporaryDatabase(const TemporaryDatabase&) = delete;
   TemporaryDatabase& operator=(const TemporaryDatabase&) = delete;

@@ -1,0 +1,62 @@
+"""kill -9 at random moments of `ktune db merge` (the tune's own kill loop is test_kill_resume.py,
+a killed worker test_signals.py): the target database is always intact and holds either nothing
+of the source or all of it, the snapshot a killed merge leaves is private to its user and
+removed by the next merge, and a final merge completes."""
+import os
+import random
+import signal
+import sqlite3
+import stat
+import subprocess
+import time
+
+import harness
+
+ROWS = 300000
+
+
+class MergeKilled(harness.KtuneTestCase):
+    def test_kill_minus_nine_during_merges(self):
+        source = os.path.join(self.dir, "source.db")
+        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=256", "--budget", "2",
+                   "--max-seconds-per-config", "0.01", "--db", source, "--no-export", check=0)
+        with sqlite3.connect(source) as c:
+            row = c.execute("SELECT run_id, device_id, kernel_id, problem_id, config, outcome FROM measurements").fetchone()
+            c.execute(f"""WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {ROWS})
+                          INSERT INTO measurements (run_id, device_id, kernel_id, problem_id, config_key, config, outcome,
+                                                    message, median_ns, sample_count, samples, environment, measured_at)
+                          SELECT ?, ?, ?, ?, 'synthetic-' || i, ?, ?, '', 1000.0 + i, 3, '[]', '{{}}', '2026-01-01' FROM n""",
+                      row)
+            total = c.execute("SELECT count(*) FROM measurements").fetchone()[0]
+        target_dir = os.path.join(self.dir, "target")
+        os.makedirs(target_dir)
+        target = os.path.join(target_dir, "into.db")
+        rng = random.Random(34)
+        killed_mid_merge = 0
+        for trial in range(6):
+            process = subprocess.Popen([harness.ARGS.ktune, "db", "merge", source, "--into", target], cwd=self.dir,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.05, 1.2))
+            killed_mid_merge += process.poll() is None
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            if os.path.exists(target):
+                with sqlite3.connect(target) as c:
+                    self.assertEqual(c.execute("PRAGMA integrity_check").fetchone()[0], "ok", f"trial {trial}")
+                    merged = c.execute("SELECT count(*) FROM measurements").fetchone()[0]
+                self.assertIn(merged, (0, total), f"trial {trial}: half a merge")
+            leftovers = [n for n in os.listdir(target_dir) if n.startswith(".ktune-merge-")]
+            self.assertLessEqual(len(leftovers), 1, f"trial {trial}: earlier snapshots were not removed")
+            for name in leftovers:
+                mode = stat.S_IMODE(os.stat(os.path.join(target_dir, name)).st_mode)
+                self.assertEqual(mode, 0o700, f"trial {trial}: a leftover snapshot readable by others")
+        self.assertGreater(killed_mid_merge, 0, "every merge ended before its kill; the test proves nothing")
+        result = self.ktune_json("db", "merge", source, "--into", target)
+        with sqlite3.connect(target) as c:
+            self.assertEqual(c.execute("SELECT count(*) FROM measurements").fetchone()[0], total)
+        self.assertEqual([n for n in os.listdir(target_dir) if n.startswith(".ktune-merge-")], [])
+        self.assertEqual(len(result["merged"]), 1)
+
+
+if __name__ == "__main__":
+    harness.main()
