@@ -219,15 +219,16 @@ std::vector<FieldType> param_types(const ExportFamily& input,
       any_text |= std::holds_alternative<std::string>(value);
     };
     see(input.default_config.at(name));
-    // The default's type is the parameter's: a real where it is an integer is a corrupt or
-    // hand-edited row (a header of doubles for thread counts would compile and mislead).
-    const bool integer_parameter = std::holds_alternative<std::int64_t>(input.default_config.at(name));
+    // A fraction where the search space lists only integers is a corrupt or hand-edited row (a
+    // header of doubles for thread counts would compile and mislead).
+    const bool integer_parameter = input.integer_parameters.count(name) > 0;
     for (const auto* entry : entries) {
       const Value& value = entry->config.at(name);
-      if (integer_parameter && std::holds_alternative<double>(value))
+      const auto* real = std::get_if<double>(&value);
+      if (integer_parameter && real && std::floor(*real) != *real)
         throw InputError("export: " + entry_label(*entry) + " has " + name + " = " + to_string(value) +
-                         ", but the parameter takes integers (its default is " +
-                         to_string(input.default_config.at(name)) + "); the row was edited or is corrupt");
+                         ", but the parameter takes integers (its search space lists only integers); the row was "
+                         "edited or is corrupt");
       see(value);
     }
     if (any_text && (any_int || any_real))

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct ExportFamily {
   std::vector<std::string> option_dims;
   std::vector<std::string> param_names;  // config parameters, in the space's order
   Config default_config;                 // the family's untuned default (search space "default")
+  // Parameters whose search-space values are all integers: an entry may not hold a fraction.
+  std::set<std::string> integer_parameters;
   std::string database;                  // path of the database the entries came from
   std::vector<BestMeasurement> entries;  // from Store::best_measurements(family)
   // Launch resources of entries by measurement id (the search space's launch expressions at the

@@ -20,7 +20,11 @@ SHIM = r"""
 
 #include <sys/uio.h>
 
-static int on_full_disk(int fd) {
+/* Writes to paths containing KTUNE_TEST_FULL_DISK fail once KTUNE_TEST_FULL_AFTER bytes (default
+   0) have been written to such paths by this process: the disk fills up mid-run. */
+static long long written_so_far;
+
+static int on_full_disk(int fd, size_t count) {
   const char* full = getenv("KTUNE_TEST_FULL_DISK");
   if (!full || !*full) return 0;
   char link[64], path[4096];
@@ -28,13 +32,33 @@ static int on_full_disk(int fd) {
   const ssize_t length = readlink(link, path, sizeof path - 1);
   if (length <= 0) return 0;
   path[length] = '\0';
-  return strstr(path, full) != NULL;
+  if (!strstr(path, full)) return 0;
+  const char* after = getenv("KTUNE_TEST_FULL_AFTER");
+  const long long limit = after ? atoll(after) : 0;
+  if (written_so_far + (long long)count <= limit) {
+    written_so_far += (long long)count;
+    return 0;
+  }
+  return 1;
 }
+
+/* SQLite writes its pages with pwrite64. */
+ssize_t pwrite64(int fd, const void* buffer, size_t count, off_t offset) {
+  static ssize_t (*real_pwrite64)(int, const void*, size_t, off_t);
+  if (!real_pwrite64) real_pwrite64 = (ssize_t(*)(int, const void*, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+  if (on_full_disk(fd, count)) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return real_pwrite64(fd, buffer, count, offset);
+}
+
+ssize_t pwrite(int fd, const void* buffer, size_t count, off_t offset) { return pwrite64(fd, buffer, count, offset); }
 
 ssize_t write(int fd, const void* buffer, size_t count) {
   static ssize_t (*real_write)(int, const void*, size_t);
   if (!real_write) real_write = (ssize_t(*)(int, const void*, size_t))dlsym(RTLD_NEXT, "write");
-  if (on_full_disk(fd)) {
+  if (on_full_disk(fd, count)) {
     errno = ENOSPC;
     return -1;
   }
@@ -45,7 +69,9 @@ ssize_t write(int fd, const void* buffer, size_t count) {
 ssize_t writev(int fd, const struct iovec* iov, int count) {
   static ssize_t (*real_writev)(int, const struct iovec*, int);
   if (!real_writev) real_writev = (ssize_t(*)(int, const struct iovec*, int))dlsym(RTLD_NEXT, "writev");
-  if (on_full_disk(fd)) {
+  size_t total = 0;
+  for (int i = 0; i < count; ++i) total += iov[i].iov_len;
+  if (on_full_disk(fd, total)) {
     errno = ENOSPC;
     return -1;
   }
@@ -102,6 +128,28 @@ class FullDisk(harness.KtuneTestCase):
                 with open(os.path.join(root, name), "rb") as f:
                     after[os.path.join(root, name)] = f.read()
         self.assertEqual(after, before)
+
+    def test_a_database_whose_disk_fills_mid_tune_keeps_every_committed_result(self):
+        """The database's own disk fills up after a few results: the tune stops with a clear error
+        (exit 2, the disk is full), the database is intact with every result committed before, and
+        once there is room again a rerun resumes from them."""
+        data = os.path.join(self.dir, "data")
+        os.makedirs(data)
+        db = os.path.join(data, "ktune.db")
+        tune = ["tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=1024", "--strategy", "random",
+                "--budget", "40", "--max-seconds-per-config", "0.01", "--db", db, "--no-export", "--json"]
+        full = dict(self.full(data + "/"), KTUNE_TEST_FULL_AFTER=str(400 * 1024))
+        result = self.ktune(*tune, env_extra=full)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("disk is full", result.stderr)
+        with sqlite3.connect(db) as c:
+            self.assertEqual(c.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+            kept = c.execute("SELECT count(*) FROM measurements").fetchone()[0]
+        self.assertGreater(kept, 0, "the disk filled before any result: make the limit larger")
+        self.assertLess(kept, 40, "the disk never filled: make the limit smaller")
+        again = self.ktune_json(*tune)
+        self.assertEqual(again["reused"], kept)
+        self.assertEqual(again["evaluated"] + again["reused"], 40)
 
 
 if __name__ == "__main__":

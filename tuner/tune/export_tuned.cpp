@@ -27,6 +27,10 @@ ExportedFamily export_tuned_family(Store& store, const std::string& family_name,
     if (dim.min_value == 0 || dim.exact) input.option_dims.push_back(dim.name);
   }
   input.param_names = space.parameter_names();
+  for (const Parameter& parameter : space.parameters())
+    if (std::all_of(parameter.values.begin(), parameter.values.end(),
+                    [](const Value& v) { return std::holds_alternative<std::int64_t>(v); }))
+      input.integer_parameters.insert(parameter.name);
   if (!space.default_config())
     throw InputError(space.source() + ": has no \"default\" config, which the generated header needs as its fallback");
   input.default_config = *space.default_config();
