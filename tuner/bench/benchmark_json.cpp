@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "tuner/core/errors.hpp"
-#include "tuner/formats/data_file.hpp"
+#include "tuner/core/input_file.hpp"
 
 namespace ktune {
 namespace {

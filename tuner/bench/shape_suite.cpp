@@ -8,7 +8,7 @@
 
 #include "kernels/family.hpp"
 #include "tuner/core/errors.hpp"
-#include "tuner/formats/data_file.hpp"
+#include "tuner/core/input_file.hpp"
 #include "tuner/core/json_file.hpp"
 #include "tuner/tune/space_files.hpp"
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "tuner/core/input_file.hpp"
 #include "tuner/formats/gzip.hpp"
 
 namespace ktune {
@@ -17,9 +18,7 @@ namespace ktune {
 // more than `max_bytes`.
 std::string read_text_maybe_gzip(const std::filesystem::path& file, std::size_t max_bytes = kMaxDecompressedBytes);
 
-// The file's bytes as they are; InputError naming the file when it cannot be read or is larger
-// than `max_bytes`.
-std::string read_file_bytes(const std::filesystem::path& file, std::size_t max_bytes = kMaxDecompressedBytes);
+// read_file_bytes(file, max_bytes): tuner/core/input_file.hpp.
 
 // The text of bytes already in memory, inflated when they start with the gzip magic number;
 // `where` names their source in messages.

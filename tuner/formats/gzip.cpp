@@ -41,12 +41,6 @@ uInt input_slice(std::size_t left) { return static_cast<uInt>(std::min<std::size
 
 }  // namespace
 
-std::string byte_count_text(std::size_t bytes) {
-  constexpr std::size_t kMiB = std::size_t{1} << 20;
-  if (bytes >= kMiB && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 bool is_gzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }

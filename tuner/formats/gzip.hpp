@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "tuner/core/input_file.hpp"  // byte_count_text
+
 namespace ktune {
 
 // 1 GiB. A tuning cache is tens of MiB at most (the largest shared one decompresses to 12 MiB);
@@ -16,8 +18,6 @@ namespace ktune {
 // down, and it also bounds plain files read whole into memory.
 inline constexpr std::size_t kMaxDecompressedBytes = std::size_t{1} << 30;
 
-// "1 MiB", "1024 bytes": a size limit in messages.
-std::string byte_count_text(std::size_t bytes);
 
 // True when `bytes` starts with gzip's magic number (1f 8b).
 bool is_gzip(std::string_view bytes);

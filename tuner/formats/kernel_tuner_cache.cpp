@@ -361,7 +361,7 @@ KernelTunerCache read_kernel_tuner_cache(std::string_view bytes, const std::stri
 }
 
 KernelTunerCache load_kernel_tuner_cache(const std::filesystem::path& file) {
-  return read_kernel_tuner_cache(read_file_bytes(file), file.string());
+  return read_kernel_tuner_cache(read_file_bytes(file, kMaxDecompressedBytes), file.string());
 }
 
 }  // namespace ktune

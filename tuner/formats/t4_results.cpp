@@ -257,7 +257,7 @@ T4Results read_t4_results(std::string_view bytes, const std::string& where, std:
 }
 
 T4Results load_t4_results(const std::filesystem::path& file) {
-  return read_t4_results(read_file_bytes(file), file.string());
+  return read_t4_results(read_file_bytes(file, kMaxDecompressedBytes), file.string());
 }
 
 std::string t4_results_text(const T4Results& results) {

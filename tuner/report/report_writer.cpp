@@ -1,6 +1,6 @@
 #include "tuner/report/report_writer.hpp"
 
-#include "tuner/formats/data_file.hpp"
+#include "tuner/core/input_file.hpp"
 
 #include <cstdlib>
 #include <fstream>
