@@ -168,5 +168,15 @@ class TooLargeProblems(harness.KtuneTestCase):
         self.assertNotIn("--shape", run.stderr)
 
 
+class MisleadingMessages(harness.KtuneTestCase):
+    def test_a_bad_t1_spec_from_the_environment_names_the_variable(self):
+        """A tune passes its spec to the processes it starts in KTUNE_T1_SPEC; when that spec
+        cannot be read, the error names the variable, not a --t1 nobody typed."""
+        result = self.ktune("space", "-k", "rmsnorm", "-b", "cpu",
+                            env_extra={"KTUNE_T1_SPEC": os.path.join(self.dir, "gone_T1.json")}, check=2)
+        self.assertIn("KTUNE_T1_SPEC", result.stderr)
+        self.assertNotIn("--t1", result.stderr)
+
+
 if __name__ == "__main__":
     harness.main()
