@@ -92,7 +92,7 @@ class Signals(harness.KtuneTestCase):
     def test_tune_ends_at_sigterm_as_an_interrupted_run(self):
         process = self.start("tune", "-k", "gemm", "-b", "cpu", "--shape", "m=384,n=384,k=384", "--time-limit", "60",
                              "--max-seconds-per-config", "0.05", "--db", self.db, "--no-export", "--json")
-        code, seconds, out, err = self.stop(process, signal.SIGTERM, 2.0)
+        code, seconds, out, err = self.stop(process, signal.SIGTERM, 3.0)  # past the first config's set-up
         self.assertEqual(code, 143, err)
         self.assertLess(seconds, STOP_SECONDS)
         self.assertTrue(json.loads(out)["interrupted"])
