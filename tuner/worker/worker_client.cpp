@@ -241,7 +241,13 @@ EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& co
   // or a user, SIGTERM, ...) says nothing about the config: it is evaluated once more in a fresh
   // worker before being recorded as crashed, so one outside kill cannot blacklist a good config.
   last_death_signal_ = 0;
-  EvaluationResult result = evaluate_once(problem, config, build, settings, timeout_s, setup_timeout_s);
+  EvaluationResult result;
+  try {
+    result = evaluate_once(problem, config, build, settings, timeout_s, setup_timeout_s);
+  } catch (const CheckFailed&) {  // the problem's preparation failed: retried too when killed from outside
+    if (!killed_from_outside(last_death_signal_)) throw;
+    result.outcome = Outcome::crashed;
+  }
   const int signal = last_death_signal_;
   if (result.outcome != Outcome::crashed || !killed_from_outside(signal)) return result;
   const double first_prepare = last_prepare_seconds_;
