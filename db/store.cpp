@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -229,6 +230,9 @@ std::size_t Store::abandon_dead_runs(const std::string& hostname) {
       txn.commit();
     }
   }
+  if (abandoned > 0)
+    std::fprintf(stderr, "ktune: %zu run%s of this host left 'running' by a process that has ended: marked 'abandoned'\n",
+                 abandoned, abandoned == 1 ? "" : "s");
   return abandoned;
 }
 

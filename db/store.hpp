@@ -149,7 +149,7 @@ class Store {
 
   // Marks 'abandoned' the runs and bench runs of `hostname` left 'running' by a process that has
   // ended (db/process_owner.hpp); returns how many. Runs of other hosts, and runs recorded
-  // before owners were (schema 4), are left as they are.
+  // before owners were (schema 4), are left as they are. Says so on stderr when it marks any.
   std::size_t abandon_dead_runs(const std::string& hostname);
 
   // Claims a config for measurement by this process, so that another tuner of the same problem

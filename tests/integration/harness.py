@@ -58,6 +58,21 @@ class KtuneTestCase(unittest.TestCase):
             return connection.execute(sql, params).fetchall()
 
 
+def large_database(test, path, rows):
+    """A real ktune database at `path` (a short CPU tune) padded with `rows` synthetic
+    measurements of the same run: a merge source large enough to take seconds."""
+    test.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=256", "--budget", "2",
+               "--max-seconds-per-config", "0.01", "--db", path, "--no-export", check=0)
+    with sqlite3.connect(path) as c:
+        row = c.execute("SELECT run_id, device_id, kernel_id, problem_id, config, outcome FROM measurements").fetchone()
+        c.execute(f"""WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {int(rows)})
+                      INSERT INTO measurements (run_id, device_id, kernel_id, problem_id, config_key, config, outcome,
+                                                message, median_ns, sample_count, samples, environment, measured_at)
+                      SELECT ?, ?, ?, ?, 'synthetic-' || i, ?, ?, '', 1000.0 + i, 3, '[]', '{{}}', '2026-01-01'
+                      FROM n""", row)
+        return c.execute("SELECT count(*) FROM measurements").fetchone()[0]
+
+
 def main():
     argv = parse_args()
     unittest.main(argv=argv, verbosity=2)

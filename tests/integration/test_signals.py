@@ -67,15 +67,7 @@ class Signals(harness.KtuneTestCase):
 
     def test_merge_ends_at_sigint_rolled_back_and_cleaned_up(self):
         source = os.path.join(self.dir, "source.db")
-        self.ktune("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=256", "--budget", "2",
-                   "--max-seconds-per-config", "0.01", "--db", source, "--no-export", check=0)
-        with sqlite3.connect(source) as c:
-            row = c.execute("SELECT run_id, device_id, kernel_id, problem_id, config, outcome FROM measurements").fetchone()
-            c.execute("""WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600000)
-                         INSERT INTO measurements (run_id, device_id, kernel_id, problem_id, config_key, config, outcome,
-                                                   message, median_ns, sample_count, samples, environment, measured_at)
-                         SELECT ?, ?, ?, ?, 'synthetic-' || i, ?, ?, '', 1000.0 + i, 3, '[]', '{}', '2026-01-01' FROM n""",
-                      row)
+        harness.large_database(self, source, 600000)
         target_dir = os.path.join(self.dir, "target")
         os.makedirs(target_dir)
         target = os.path.join(target_dir, "into.db")

@@ -3,7 +3,6 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -219,9 +218,7 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
   Store store = Store::open_as_permitted(request.db);
   summary.history_kept = !store.read_only();
   if (summary.history_kept) {
-    if (const std::size_t abandoned = store.abandon_dead_runs(host_name()))
-      std::fprintf(stderr, "ktune: %zu run%s of this host left 'running' by a process that has ended: marked 'abandoned'\n",
-                   abandoned, abandoned == 1 ? "" : "s");
+    store.abandon_dead_runs(host_name());
     const auto device_id = store.upsert_device(summary.device);
     for (auto& [name, on_device] : families)
       on_device.kernel_id =

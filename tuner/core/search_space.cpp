@@ -333,11 +333,11 @@ std::size_t max_space_bytes() {
 
 namespace {
 
-[[noreturn]] void refuse_space_size(const std::string& source, std::size_t depth) {
-  const std::size_t configs = max_space_bytes() / (sizeof(std::uint32_t) * depth);
+[[noreturn]] void refuse_space_size(const std::string& source, std::size_t depth, std::size_t max_bytes) {
+  const std::size_t configs = max_bytes / (sizeof(std::uint32_t) * depth);
   throw InputError((source.empty() ? std::string("the search space") : source) + ": more than " +
                    std::to_string(configs) + " valid configs, which would need over " +
-                   std::to_string(max_space_bytes() >> 20) + " MiB to enumerate; narrow its parameters' values or "
+                   std::to_string(max_bytes >> 20) + " MiB to enumerate; narrow its parameters' values or "
                    "add constraints, or raise the limit with KTUNE_MAX_SPACE_MIB");
 }
 
@@ -373,7 +373,8 @@ ValidConfigs SearchSpace::enumerate(const SpaceContext& context) const {
   for (const auto& check : upfront)
     if (!check.evaluate_bool(slots)) return ValidConfigs(parameters_, {}, total(), seconds());
 
-  const std::size_t max_indices = max_space_bytes() / sizeof(std::uint32_t);
+  const std::size_t max_bytes = max_space_bytes();
+  const std::size_t max_indices = max_bytes / sizeof(std::uint32_t);
   // Iterative depth-first walk: choice[d] is the value index of parameter d.
   std::vector<std::uint32_t> choice(depth, 0);
   std::size_t d = 0;
@@ -387,7 +388,7 @@ ValidConfigs SearchSpace::enumerate(const SpaceContext& context) const {
           break;
         }
       if (ok && d + 1 == depth) {
-        if (valid.size() + depth > max_indices) refuse_space_size(source_, depth);
+        if (valid.size() + depth > max_indices) refuse_space_size(source_, depth, max_bytes);
         // Grown by doubling, but never past the limit (a doubling would otherwise ask for twice it).
         if (valid.size() + depth > valid.capacity())
           valid.reserve(std::min(max_indices, std::max(valid.capacity() * 2, std::size_t{1024} * depth)));

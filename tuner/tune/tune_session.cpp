@@ -381,6 +381,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     }
   } claims_guard{store};
   std::deque<std::size_t> deferred;
+  // Configs the budget already counts: measured, reused, in flight, or waiting on another tuner.
+  auto counted = [&] { return summary.evaluated + summary.reused + pool.in_flight() + deferred.size(); };
   bool waiting_on_others = false;
   bool proposing = true;
   while (true) {
@@ -388,8 +390,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     waiting_on_others = false;
     while (proposing && pool.has_room()) {
       if (g_stop_requested.load()) break;  // handled below, also while waiting
-      if (request.budget && summary.evaluated + summary.reused + pool.in_flight() + deferred.size() >= *request.budget &&
-          deferred.empty()) {
+      if (request.budget && deferred.empty() && counted() >= *request.budget) {
         summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
         proposing = false;
         break;
@@ -406,9 +407,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
           break;
         }
       }
-      const bool within_budget =
-          !request.budget || summary.evaluated + summary.reused + pool.in_flight() + deferred.size() < *request.budget;
-      if (!index && within_budget) index = take_next();
+      if (!index && (!request.budget || counted() < *request.budget)) index = take_next();
       if (!index) {
         if (!deferred.empty()) {  // only configs others are measuring are left: wait for them
           waiting_on_others = true;
@@ -533,9 +532,6 @@ std::vector<TuneSummary> run_tune(const TuneRequest& request, TuneDevices& devic
   }
   Store store = Store::open(request.db);
   const std::size_t abandoned = store.abandon_dead_runs(host_name());
-  if (abandoned > 0)
-    std::fprintf(stderr, "ktune: %zu run%s of this host left 'running' by a process that has ended: marked 'abandoned'\n",
-                 abandoned, abandoned == 1 ? "" : "s");
   std::vector<TuneSummary> summaries;
   for (std::size_t model = 0; model < models.size(); ++model) {
     summaries.push_back(tune_on_model(inputs, pool, *models[model], spaces[model], store, observer));

@@ -13,6 +13,7 @@
 #include "tuner/backends/gpu_source.hpp"
 #include "tuner/core/space_context.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/input_file.hpp"
 #include "tuner/core/expression.hpp"
 #include "tuner/formats/t1/t1_space.hpp"
 
@@ -117,26 +118,15 @@ std::string string_member(const nlohmann::json& object, const char* key, const s
   return object[key].get<std::string>();
 }
 
-// At most `max_bytes` of the file: a larger one is refused when `refuse_larger`, else read only
-// that far (a data file may hold more than the argument takes). Never reads without bound: a
-// KernelFile of /dev/zero once ran the machine out of memory.
-std::string read_text(const std::filesystem::path& file, const std::string& what, std::size_t max_bytes,
-                      bool refuse_larger = true) {
+// The first `max_bytes` of the file (a data file may hold more than the argument takes): read
+// only that far, never without bound.
+std::string read_prefix(const std::filesystem::path& file, const std::string& what, std::size_t max_bytes) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file.string() + ": cannot read the " + what + " (" + std::strerror(errno) + ")");
-  std::string text;
-  char chunk[1 << 16];
-  while (text.size() < max_bytes + (refuse_larger ? 1 : 0) &&
-         (in.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, max_bytes + 1 - text.size()))) ||
-          in.gcount() > 0))
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  std::string text(max_bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(max_bytes));
   if (in.bad()) throw InputError(file.string() + ": cannot read the " + what + " (" + std::strerror(errno) + ")");
-  if (text.size() > max_bytes) {
-    if (refuse_larger)
-      throw InputError(file.string() + ": the " + what + " is larger than " + std::to_string(max_bytes >> 20) +
-                       " MiB; refused");
-    text.resize(max_bytes);
-  }
+  text.resize(static_cast<std::size_t>(in.gcount()));
   return text;
 }
 
@@ -147,7 +137,7 @@ constexpr std::size_t kMaxKernelFileBytes = std::size_t{64} << 20;
 std::vector<double> read_raw(const std::filesystem::path& file, std::size_t elements, Precision type,
                              const std::string& where) {
   const std::size_t element = static_cast<std::size_t>(element_bytes(type));
-  const std::string bytes = read_text(file, "data of " + where, elements * element, /*refuse_larger=*/false);
+  const std::string bytes = read_prefix(file, "data of " + where, elements * element);
   if (bytes.size() < elements * element)
     throw InputError(file.string() + ": holds " + std::to_string(bytes.size()) + " bytes, but " + where + " needs " +
                      std::to_string(elements) + " elements of " + std::to_string(element) + " bytes");
@@ -191,7 +181,11 @@ class T1Kernel final : public KernelFamily {
     entry_ = string_member(kernel, "KernelName", at);
     const std::filesystem::path kernel_file = file.parent_path() / string_member(kernel, "KernelFile", at);
     source_file_ = kernel_file.string();
-    source_text_ = read_text(kernel_file, "KernelFile of " + where, kMaxKernelFileBytes);
+    try {
+      source_text_ = read_file_bytes(kernel_file, kMaxKernelFileBytes);
+    } catch (const InputError& e) {
+      throw InputError(at + ".KernelFile: " + e.what());
+    }
     if (kernel.contains("CompilerOptions")) {
       if (!kernel["CompilerOptions"].is_array()) throw InputError(at + ".CompilerOptions: expected an array of strings");
       for (const auto& option : kernel["CompilerOptions"]) {
@@ -318,7 +312,7 @@ class T1Kernel final : public KernelFamily {
       for (const auto& vector : vectors_)
         if (vector.output)
           expected_bytes += static_cast<std::size_t>(elements(vector, problem)) * static_cast<std::size_t>(element_bytes(vector.type));
-      const std::string bytes = read_text(file, "reference outputs", expected_bytes, /*refuse_larger=*/false);
+      const std::string bytes = read_prefix(file, "reference outputs", expected_bytes);
       std::size_t offset = 0;
       for (std::size_t index = 0; index < vectors_.size(); ++index) {
         if (!vectors_[index].output) continue;
