@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A/B of where a T1 kernel's outputs are checked: on the GPU (KTUNE_OUTPUT_CHECK=device) or read
-# back and checked on the host (the default), the same seeded random tune of vec_fma for SECONDS of
+# A/B of where a T1 kernel's outputs are checked: on the GPU (KTUNE_OUTPUT_CHECK=device, the default) or read
+# back and checked on the host (KTUNE_OUTPUT_CHECK=host), the same seeded random tune of vec_fma for SECONDS of
 # wall clock each, alternating twice, each with a cold binary cache. Prints configs per minute
 # and, over the configs both measured, the median of (device-run median / host-run median).
 # Usage (on the GPU machine, from the repository root): reports/t1-kernel-tuner/ab_output_check.sh [SECONDS]

@@ -257,14 +257,18 @@ class KernelTunerStyleSpec(harness.KtuneTestCase):
         self.assertIn("tile", text)
 
     def test_gpu_outputs_checked_on_the_device_agree_with_the_host_check(self):
-        """With KTUNE_OUTPUT_CHECK=device the reference stays on the GPU and each config's
-        outputs are judged there; on the host (the default) the same configs get the same outcome
+        """With KTUNE_OUTPUT_CHECK=device (the default) the reference stays on the GPU and each
+        config's outputs are judged there; on the host (KTUNE_OUTPUT_CHECK=host) the same configs get the same outcome
         and the same error figure, to the bit."""
         self.require_gpu()
         figures = {}
         for where in ("device", "host"):
             db = os.path.join(self.dir, f"{where}.db")
-            env = dict(self.env, **({"KTUNE_OUTPUT_CHECK": "device"} if where == "device" else {}))
+            # Each run captures its own reference (a cache shared with the first run would hand the
+            # second one a stored reference, and its default config would be checked, not captured).
+            # The device check is the default: only the host run names where.
+            env = dict(self.env, KTUNE_CACHE_DIR=os.path.join(self.dir, f"cache-{where}"),
+                       **({"KTUNE_OUTPUT_CHECK": "host"} if where == "host" else {}))
             self.ktune_json("tune", "--t1", self.spec, "--strategy", "brute_force", "--budget", "18",
                             "--max-seconds-per-config", "0.01", "--no-export", "--db", db,
                             env_extra=env, timeout=600, check=0)
