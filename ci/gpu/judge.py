@@ -4,12 +4,14 @@ the database."""
 import json
 import sqlite3
 
+from .ktune import tune_result
+
 
 def check_line(label, precision, shape, rc, path):
     """(passed, the log line) of one check tune's JSON summary at `path`."""
     try:
         with open(path) as f:
-            s = json.load(f)
+            s = tune_result(json.load(f))
     except Exception as e:
         return False, f"{label} {precision} {shape}: no JSON (exit {rc}): {e}"
     bad = {k: v for k, v in s.get("outcomes", {}).items() if k != "ok"}

@@ -43,6 +43,16 @@ def run_json(binary, args, timeout=600, env=None):
     return json.loads(result.stdout)
 
 
+def tune_result(document):
+    """The result of a one-problem `ktune tune --json`: its document's only entry of "results".
+    A document of several results, an error document, None, or a summary written before tune's
+    document had "results" (older reports) comes back as it is."""
+    if isinstance(document, dict) and document.get("command") == "tune" and isinstance(document.get("results"), list):
+        if len(document["results"]) == 1:
+            return document["results"][0]
+    return document
+
+
 def load_json(path):
     """A JSON file, or None when it is missing or not JSON (ktune died before printing)."""
     try:

@@ -40,7 +40,7 @@ def run(context):
     print(text, end="", flush=True)
     with open(context.path("table.md"), "w") as f:
         f.write(text)
-    tunes = {os.path.basename(p): ktune.load_json(p) for p in sorted(glob.glob(context.path("tune-*.json")))}
+    tunes = {os.path.basename(p): ktune.tune_result(ktune.load_json(p)) for p in sorted(glob.glob(context.path("tune-*.json")))}
     with open(context.out("tunes.json"), "w") as f:
         json.dump(tunes, f)
     for name in ("table.md", "baselines.json"):

@@ -131,7 +131,7 @@ def faults(context):
                                    "--db", context.path("faults.db"), "--no-export", "--json"],
                    stdout=context.path("faults.json"), stderr=context.path("faults.err"), env=environ)
     print(f"exit {rc}", flush=True)
-    summary = ktune.load_json(context.path("faults.json"))
+    summary = ktune.tune_result(ktune.load_json(context.path("faults.json")))
     if summary is not None:
         print(summary.get("outcomes"), summary["best"]["config"] if summary.get("best") else None, flush=True)
         with open(context.out("faults.json"), "w") as f, open(context.path("faults.json")) as source:

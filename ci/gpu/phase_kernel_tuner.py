@@ -658,7 +658,7 @@ def compare_kernel(context, log, name, seconds, meta):
     rc = ktune.run(context.ktune, args, stdout=os.path.join(folder, "ktune-tune.json"),
                    stderr=os.path.join(folder, "ktune-tune.err"), timeout=seconds, interrupt=True, env=ktune_env)
     wall = time.time() - started
-    result = ktune.load_json(os.path.join(folder, "ktune-tune.json"))
+    result = ktune.tune_result(ktune.load_json(os.path.join(folder, "ktune-tune.json")))
     if not isinstance(result, dict) or "error" in result or "evaluated" not in result:
         why = (result or {}).get("error") if isinstance(result, dict) else None
         record["ktune"] = {"error": f"exit {rc}: {why or _tail(os.path.join(folder, 'ktune-tune.err'), 6)}", "wall_s": wall}
@@ -751,7 +751,7 @@ def check_output(context, log, name, spec, path, files, config, produced, folder
         args = ktune_tune_args(derived, db, "--strategy", "brute_force", *extra)
         rc = ktune.run(context.ktune, args, stdout=os.path.join(folder, "ktune-best.json"),
                        stderr=os.path.join(folder, "ktune-best.err"), timeout=300, env=ktune_env)
-        result = ktune.load_json(os.path.join(folder, "ktune-best.json")) or {}
+        result = ktune.tune_result(ktune.load_json(os.path.join(folder, "ktune-best.json"))) or {}
         attempt = {"command": " ".join([context.ktune, *args]), "exit": rc, "outcomes": result.get("outcomes") or {},
                    "verification": result.get("verification")}
         if not attempt["outcomes"]:

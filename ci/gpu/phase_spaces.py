@@ -34,7 +34,7 @@ def run(context):
             "--devices", context.environ.get("KTUNE_SPACE_DEVICES", "0"), "--db", context.path("spaces.db"),
             "--no-export", "--record", context.out("spaces"), "--json"),
             stdout=result, stderr=context.path("space.err"))
-        summary = ktune.load_json(result)
+        summary = ktune.tune_result(ktune.load_json(result))
         what = f"{summary['space']['valid']} configs, {summary['outcomes']}" if summary else "no JSON"
         print(f"{kernel} {shape} {precision}: exit {rc}, {int(time.time() - start)} s, {what}", flush=True)
 

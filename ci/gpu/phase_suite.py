@@ -89,7 +89,7 @@ def make_plan(context, settings):
 
 def tune_summary(path):
     """One line about a tune's JSON summary."""
-    s = ktune.load_json(path)
+    s = ktune.tune_result(ktune.load_json(path))
     if s is None:
         return "no JSON"
     b, d = s.get("best"), s.get("default")

@@ -23,7 +23,7 @@ def run(context):
                                    "--db", context.path("t1.db"), "--record", context.out("spaces"), "--json"],
                    stdout=context.path("t1-tune.json"), stderr=context.path("t1-tune.err"))
     print(f"t1 brute force: exit {rc}", flush=True)
-    s = ktune.load_json(context.path("t1-tune.json"))
+    s = ktune.tune_result(ktune.load_json(context.path("t1-tune.json")))
     try:
         print(s["space"]["valid"], "configs,", s["outcomes"], "best", s["best"]["config"], s["best"]["median_ns"], "ns",
               "default", (s["default"] or {}).get("median_ns"), flush=True)

@@ -31,7 +31,7 @@ import sys
 from . import families, narrow
 from .context import python_module
 from .families import ROOT, shape_text
-from .ktune import run_json
+from .ktune import run_json, tune_result
 
 # The Vulkan loader's driver files where NVIDIA's images put them.
 NVIDIA_ICD_FILES = ["/usr/share/vulkan/icd.d/nvidia_icd.json", "/etc/vulkan/icd.d/nvidia_icd.json",
@@ -63,7 +63,7 @@ def selected(kernels):
 
 
 def ktune(args, binary, timeout=600):
-    return run_json(binary, args, timeout=timeout)
+    return tune_result(run_json(binary, args, timeout=timeout))
 
 
 def check(binary, db, log, listed):

@@ -19,6 +19,7 @@ import tempfile
 
 from . import narrow
 from .families import ROOT
+from .ktune import tune_result
 
 
 def pinned_space(root, case):
@@ -38,7 +39,7 @@ def measure(binary, space_path, case, db):
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         return {"error": result.stderr.strip()[-400:]}
-    summary = json.loads(result.stdout)
+    summary = tune_result(json.loads(result.stdout))
     best = summary.get("best") or {}
     return {"median_ns": best.get("median_ns"), "bytes_per_second": best.get("bytes_per_second"),
             "outcomes": summary.get("outcomes")}

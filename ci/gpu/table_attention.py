@@ -11,6 +11,8 @@ import json
 import math
 import sys
 
+from .ktune import tune_result
+
 
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
@@ -24,7 +26,7 @@ def main(argv=None):
     rows, vs_cudnn, vs_flash = [], [], []
     for path in argv[1:]:
         try:
-            tune = json.load(open(path))
+            tune = tune_result(json.load(open(path)))
         except Exception as e:
             rows.append(f"| {path} | no result ({type(e).__name__}) | | | | | | |")
             continue

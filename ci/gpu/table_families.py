@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+from .ktune import tune_result
+
 
 def printer(stream):
     """print, writing to `stream` (default standard output): the tables print to a file in-process."""
@@ -96,13 +98,13 @@ def load_suite(paths):
                     continue
                 try:
                     with open(os.path.join(path, name)) as f:
-                        files[name] = json.load(f)
+                        files[name] = tune_result(json.load(f))
                 except (OSError, ValueError):
                     files[name] = None  # ktune or PyTorch died before writing its JSON
         else:
             with open(path) as f:
                 bundle = json.load(f)
-            files.update({k: v for k, v in bundle.get("files", {}).items() if SUITE_FILE.match(k)})
+            files.update({k: tune_result(v) for k, v in bundle.get("files", {}).items() if SUITE_FILE.match(k)})
             if bundle.get("progress"):
                 progress.append(bundle["progress"])
     return files, progress

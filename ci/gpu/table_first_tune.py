@@ -9,6 +9,8 @@ import os
 import sqlite3
 import sys
 
+from .ktune import tune_result
+
 
 def main(out, work):
     print("| kernel | shape | configs | budget | strategy | prior configs valid here | best found (us) | optimum (us) | found / optimum | rank of found |")
@@ -16,8 +18,8 @@ def main(out, work):
     for first_file in sorted(glob.glob(os.path.join(out, "*.first.json"))):
         label = os.path.basename(first_file)[: -len(".first.json")]
         with sqlite3.connect(os.path.join(work, label + ".db")) as c:
-            first = json.load(open(first_file))
-            brute = json.load(open(first_file.replace(".first.json", ".brute.json")))
+            first = tune_result(json.load(open(first_file)))
+            brute = tune_result(json.load(open(first_file.replace(".first.json", ".brute.json"))))
             found, best = first["best"]["median_ns"], brute["best"]["median_ns"]
             run = brute["run_id"]
             times = sorted(t for (t,) in c.execute(

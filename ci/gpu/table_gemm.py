@@ -10,6 +10,8 @@ import json
 import math
 import sys
 
+from .ktune import tune_result
+
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
@@ -18,7 +20,7 @@ def main(argv=None):
     rows, ratios, ratios_cublas = [], {}, {}
     for path in argv[1:]:
         try:
-            tune = json.load(open(path))
+            tune = tune_result(json.load(open(path)))
         except Exception as e:
             rows.append(f"| {path} | no result ({type(e).__name__}) | | | | |")
             continue

@@ -8,6 +8,8 @@ import json
 import sqlite3
 import sys
 
+from .ktune import tune_result
+
 
 def main(out, budget):
     print("| run | devices | configs | outcomes | wall s | evals/s | lost |")
@@ -15,7 +17,7 @@ def main(out, budget):
     ok = True
     for label in ("devices", "ranks", "kill"):
         try:
-            s = json.load(open(f"{out}/mpi-{label}.json"))
+            s = tune_result(json.load(open(f"{out}/mpi-{label}.json")))
         except Exception as e:
             print(f"| {label} | no JSON: {e} | | | | | |")
             ok = False

@@ -9,9 +9,11 @@ import os
 import sqlite3
 import sys
 
+from .ktune import tune_result
+
 
 def run_figures(work, path):
-    summary = json.load(open(os.path.join(work, path)))
+    summary = tune_result(json.load(open(os.path.join(work, path))))
     db = os.path.join(work, path.replace(".json", ".db"))
     rows = sqlite3.connect(db).execute(
         "SELECT json_extract(environment, '$.tune_seconds'), outcome, median_ns FROM measurements").fetchall()

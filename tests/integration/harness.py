@@ -53,9 +53,22 @@ class KtuneTestCase(unittest.TestCase):
         result = self.ktune(*args, "--json", check=kwargs.pop("check", 0), **kwargs)
         return json.loads(result.stdout)
 
+    def tune_json(self, *args, **kwargs):
+        """`ktune tune ARGS --json`'s one result: its document's only entry of "results" (an error
+        document, which has no results, as it is)."""
+        return only_result(self, self.ktune_json("tune", *args, **kwargs))
+
     def query(self, sql, params=(), db=None):
         with sqlite3.connect(db or self.db) as connection:
             return connection.execute(sql, params).fetchall()
+
+
+def only_result(test, document):
+    """The single entry of a `tune --json` document's "results" (an error document as it is)."""
+    if "results" not in document:
+        return document
+    test.assertEqual(len(document["results"]), 1, f"expected one result: {json.dumps(document)[:2000]}")
+    return document["results"][0]
 
 
 def large_database(test, path, rows):

@@ -44,7 +44,7 @@ class Bench(harness.KtuneTestCase):
             return summary, json.load(f)
 
     def tune(self, *args):
-        return self.ktune_json("tune", "-k", "rmsnorm", "-b", "cpu", "--budget", "6", "--db", self.db, *args)
+        return self.tune_json("-k", "rmsnorm", "-b", "cpu", "--budget", "6", "--db", self.db, *args)
 
     def space_default(self):
         with open(os.path.join(harness.ARGS.source_dir, "search_spaces", "rmsnorm.cpu.json")) as f:

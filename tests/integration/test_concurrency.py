@@ -53,7 +53,7 @@ class Concurrency(harness.KtuneTestCase):
             self.assertIsNone(LOCK_WORDS.search(err), "database contention reported on stderr; " + context)
             self.assertIsNone(LOCK_WORDS.search(out), "database contention reported on stdout; " + context)
             try:
-                summaries.append(json.loads(out))
+                summaries.append(harness.only_result(self, json.loads(out)))
             except json.JSONDecodeError as error:
                 self.fail(f"{what}: stdout is not JSON ({error}); {context}")
         return summaries

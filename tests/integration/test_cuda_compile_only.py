@@ -31,7 +31,7 @@ class CudaCompileOnly(harness.KtuneTestCase):
             for shape in SHAPES.get(kernel, ["rows=7,cols=1001"]):
                 precision = "bf16"
                 with self.subTest(kernel=kernel, precision=precision, shape=shape):
-                    result = self.ktune_json("tune", "--kernel", kernel, "--backend", "cuda", "--compile-only",
+                    result = self.tune_json("--kernel", kernel, "--backend", "cuda", "--compile-only",
                                              "--fast-compile", "--covering-sample", "--arch", "sm_90a", "--shape", shape,
                                              "--precision", precision, env_extra={"KTUNE_CACHE_DIR": cache},
                                              timeout=1500)
@@ -50,7 +50,7 @@ class CudaCompileOnly(harness.KtuneTestCase):
                             "--arch", "sm_90a", "--json", env_extra={"KTUNE_ENABLE_TEST_FAMILIES": "1",
                                                                     "KTUNE_CACHE_DIR": os.path.join(self.dir, "c")},
                             check=1)
-        summary = json.loads(result.stdout)
+        summary = harness.only_result(self, json.loads(result.stdout))
         self.assertEqual(summary["failed"], 1)
         self.assertEqual(summary["failures"][0]["config"]["behaviour"], "compile_error")
         self.assertIn("meant not to compile", summary["failures"][0]["log"])

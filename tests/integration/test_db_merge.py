@@ -21,7 +21,7 @@ class DbMerge(harness.KtuneTestCase):
         return os.path.join(self.dir, name)
 
     def tune(self, db, shape, budget):
-        return self.ktune_json("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", shape, "--strategy", "random",
+        return self.tune_json("-k", "rmsnorm", "-b", "cpu", "--shape", shape, "--strategy", "random",
                                "--budget", str(budget), *FAST, "--db", self.path(db), "--no-export")
 
     def problems(self, db):

@@ -12,7 +12,7 @@ FAST = ["--max-seconds-per-config", "0.05", "--min-samples", "5"]
 class EndToEnd(harness.KtuneTestCase):
     def test_tune_store_export_consume(self):
         shape = "rows=64,cols=1000"
-        summary = self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "cpu", "--shape", shape,
+        summary = self.tune_json("--kernel", "rmsnorm", "--backend", "cpu", "--shape", shape,
                                   "--budget", "12", "--db", self.db, *FAST)
         # The CLI contract of `ktune tune --json`.
         for key in ("kernel", "backend", "device", "problem", "space", "evaluated", "reused", "outcomes", "best"):
@@ -79,7 +79,7 @@ class EndToEnd(harness.KtuneTestCase):
 
     def test_rerun_is_a_resume(self):
         def tune(budget):
-            return self.ktune_json("tune", "--kernel", "swiglu", "--shape", "rows=16,cols=333",
+            return self.tune_json("--kernel", "swiglu", "--shape", "rows=16,cols=333",
                                    "--budget", str(budget), "--db", self.db, *FAST)
         first = tune(8)
         self.assertEqual((first["evaluated"], first["reused"]), (8, 0))
@@ -94,9 +94,9 @@ class EndToEnd(harness.KtuneTestCase):
     def test_random_strategy_is_seeded(self):
         base = ["tune", "--kernel", "rmsnorm", "--shape", "rows=8,cols=64", "--strategy", "random",
                 "--budget", "6", "--no-export", *FAST]
-        a = self.ktune_json(*base, "--seed", "5", "--db", os.path.join(self.dir, "a.db"))
-        b = self.ktune_json(*base, "--seed", "5", "--db", os.path.join(self.dir, "b.db"))
-        c = self.ktune_json(*base, "--seed", "6", "--db", os.path.join(self.dir, "c.db"))
+        a = harness.only_result(self, self.ktune_json(*base, "--seed", "5", "--db", os.path.join(self.dir, "a.db")))
+        b = harness.only_result(self, self.ktune_json(*base, "--seed", "5", "--db", os.path.join(self.dir, "b.db")))
+        c = harness.only_result(self, self.ktune_json(*base, "--seed", "6", "--db", os.path.join(self.dir, "c.db")))
         configs = lambda name: sorted(r[0] for r in self.query("SELECT config FROM measurements",
                                                                 db=os.path.join(self.dir, name)))
         self.assertEqual(configs("a.db"), configs("b.db"))
@@ -106,14 +106,14 @@ class EndToEnd(harness.KtuneTestCase):
     def test_every_precision_on_odd_shapes(self):
         for kernel in ("rmsnorm", "swiglu"):
             for precision in ("fp32", "fp16", "bf16"):
-                summary = self.ktune_json("tune", "--kernel", kernel, "--shape", "rows=7,cols=1001",
+                summary = self.tune_json("--kernel", kernel, "--shape", "rows=7,cols=1001",
                                           "--precision", precision, "--budget", "6", "--db", self.db,
                                           "--no-export", *FAST)
                 self.assertEqual(summary["outcomes"], {"ok": 6}, (kernel, precision))
                 self.assertEqual(summary["problem"]["precision"], precision)
 
     def test_time_limit_stops_the_tune(self):
-        summary = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=512,cols=4096",
+        summary = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=512,cols=4096",
                                   "--time-limit", "1", "--db", self.db, "--no-export",
                                   "--max-seconds-per-config", "0.1")
         self.assertEqual(summary["stop_reason"], "time limit reached")
@@ -121,7 +121,7 @@ class EndToEnd(harness.KtuneTestCase):
         self.assertLess(summary["seconds"], 5)
         # Reused results count toward the limit with the time they took, so an identical rerun
         # stops where the first one did and measures nothing new.
-        again = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=512,cols=4096",
+        again = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=512,cols=4096",
                                 "--time-limit", "1", "--db", self.db, "--no-export",
                                 "--max-seconds-per-config", "0.1")
         self.assertEqual(again["evaluated"], 0)

@@ -13,7 +13,7 @@ TEST_FAMILIES = {"KTUNE_ENABLE_TEST_FAMILIES": "1"}
 
 class Faults(harness.KtuneTestCase):
     def test_every_fault_is_classified_and_tuning_continues(self):
-        summary = self.ktune_json("tune", "--kernel", "fault_injection", "--shape", "n=5000",
+        summary = self.tune_json("--kernel", "fault_injection", "--shape", "n=5000",
                                   "--db", self.db, "--config-timeout", "2", "--no-export",
                                   "--max-seconds-per-config", "0.02", env_extra=TEST_FAMILIES)
         self.assertEqual(summary["space"]["valid"], 10)
@@ -30,18 +30,18 @@ class Faults(harness.KtuneTestCase):
         self.assertIn("declines", rows["unsupported/unsupported"])
         self.assertIn("could not be allocated", rows["oom/out_of_memory"])
         # A rerun reuses the failures too: a crashing config is not run again.
-        again = self.ktune_json("tune", "--kernel", "fault_injection", "--shape", "n=5000", "--db", self.db,
+        again = self.tune_json("--kernel", "fault_injection", "--shape", "n=5000", "--db", self.db,
                                 "--config-timeout", "2", "--no-export", env_extra=TEST_FAMILIES)
         self.assertEqual((again["evaluated"], again["reused"]), (0, 10))
 
     def test_timeouts_are_retried_under_a_longer_limit_only(self):
         args = ["tune", "--kernel", "fault_injection", "--shape", "n=5000", "--db", self.db, "--no-export",
                 "--max-seconds-per-config", "0.02"]
-        first = self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES)
+        first = harness.only_result(self, self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES))
         self.assertEqual(first["outcomes"]["timeout"], 1)
-        same = self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES)
+        same = harness.only_result(self, self.ktune_json(*args, "--config-timeout", "1", env_extra=TEST_FAMILIES))
         self.assertEqual((same["evaluated"], same["reused"]), (0, 10))
-        longer = self.ktune_json(*args, "--config-timeout", "1.5", env_extra=TEST_FAMILIES)
+        longer = harness.only_result(self, self.ktune_json(*args, "--config-timeout", "1.5", env_extra=TEST_FAMILIES))
         self.assertEqual((longer["evaluated"], longer["reused"]), (1, 9))  # only the hang, measured again
         self.assertEqual(self.query("SELECT COUNT(*) FROM measurements")[0][0], 10)
         message = self.query("SELECT message FROM measurements WHERE outcome = 'timeout'")[0][0]
@@ -54,7 +54,7 @@ class Faults(harness.KtuneTestCase):
         with open(space, "w") as f:
             json.dump({"family": "fault_injection", "backend": "cpu",
                        "parameters": [{"name": "behaviour", "values": ["ok"]}, {"name": "work", "values": [1, 2]}]}, f)
-        summary = self.ktune_json("tune", "--kernel", "fault_injection", "--space", space,
+        summary = self.tune_json("--kernel", "fault_injection", "--space", space,
                                   "--shape", "n=1000,setup_ms=1500", "--db", self.db, "--no-export",
                                   "--config-timeout", "0.5", "--time-limit", "0.4",
                                   "--max-seconds-per-config", "0.02", env_extra=TEST_FAMILIES)

@@ -21,7 +21,7 @@ class FlashAttention(harness.KtuneTestCase):
         for shape in ODD_SHAPES:
             for precision in ("fp32", "fp16", "bf16"):
                 with self.subTest(shape=shape, precision=precision):
-                    result = self.ktune_json("tune", "-k", "flash_attention", "-b", "cpu", "--shape", shape,
+                    result = self.tune_json("-k", "flash_attention", "-b", "cpu", "--shape", shape,
                                              "--precision", precision, "--strategy", "random", "--budget", "4",
                                              "--no-export", "--max-seconds-per-config", "0.01")
                     self.assertEqual(list(result["outcomes"]), ["ok"])  # seq 1 has fewer than 4 configs
@@ -46,7 +46,7 @@ class FlashAttention(harness.KtuneTestCase):
     def test_header_matches_head_size_and_mask_exactly(self):
         db = os.path.join(self.dir, "fa.db")
         for causal in ("0", "1"):
-            self.ktune_json("tune", "-k", "flash_attention", "-b", "cpu", "--db", db, "--export-dir", "tuned",
+            self.tune_json("-k", "flash_attention", "-b", "cpu", "--db", db, "--export-dir", "tuned",
                             "--shape", f"batch=1,heads=2,seq_q=64,seq_kv=64,head_dim=64,causal={causal}",
                             "--budget", "2", "--max-seconds-per-config", "0.01")
         header = open(os.path.join(self.dir, "tuned", "cpu", "flash_attention.hpp")).read()

@@ -13,7 +13,7 @@ class Gemm(harness.KtuneTestCase):
         for shape in ODD_SHAPES:
             for precision in ("fp32", "tf32", "fp16", "bf16", "fp8_e4m3"):
                 with self.subTest(shape=shape, precision=precision):
-                    result = self.ktune_json("tune", "-k", "gemm", "-b", "cpu", "--shape", shape, "--precision",
+                    result = self.tune_json("-k", "gemm", "-b", "cpu", "--shape", shape, "--precision",
                                              precision, "--strategy", "random", "--budget", "6", "--no-export",
                                              "--max-seconds-per-config", "0.01")
                     self.assertEqual(result["outcomes"], {"ok": 6})

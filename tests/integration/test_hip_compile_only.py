@@ -40,7 +40,7 @@ class HipCompileOnly(harness.KtuneTestCase):
                 shape = SHAPES.get(kernel, "rows=7,cols=1001")
                 with self.subTest(kernel=kernel, arch=arch):
                     # --fast-compile: hiprtc at -O0 (front end, code generation and link all run).
-                    result = self.ktune_json("tune", "--kernel", kernel, "--backend", "hip", "--compile-only",
+                    result = self.tune_json("--kernel", kernel, "--backend", "hip", "--compile-only",
                                              "--fast-compile", "--covering-sample", "--arch", arch, "--shape", shape,
                                              "--precision", "bf16", env_extra={"KTUNE_CACHE_DIR": cache}, timeout=1500)
                     self.assertEqual(result["backend"], "hip")

@@ -49,7 +49,7 @@ class KillAndResume(harness.KtuneTestCase):
         self.assertLess(len(seen), budget, "every trial finished before its kill; the test proves nothing")
 
         # An uninterrupted rerun completes the budget, measuring only what is missing.
-        final = self.ktune_json(*ARGS, "--budget", str(budget), "--db", self.db)
+        final = harness.only_result(self, self.ktune_json(*ARGS, "--budget", str(budget), "--db", self.db))
         self.assertEqual(final["evaluated"] + final["reused"], budget)
         self.assertEqual(final["reused"], len(seen))
         self.assertEqual(len(self.measured()), budget)
@@ -61,7 +61,7 @@ class KillAndResume(harness.KtuneTestCase):
         self.assertEqual(set(statuses[:-1]) - {"abandoned"}, set(), statuses)
         self.assertLessEqual(final["abandoned_runs"], 1)  # the trial just before it, if it started its run
         # And a further rerun measures nothing.
-        again = self.ktune_json(*ARGS, "--budget", str(budget), "--db", self.db)
+        again = harness.only_result(self, self.ktune_json(*ARGS, "--budget", str(budget), "--db", self.db))
         self.assertEqual((again["evaluated"], again["reused"]), (0, budget))
 
     def test_a_live_tuner_and_other_hosts_keep_their_running_runs(self):
@@ -77,7 +77,7 @@ class KillAndResume(harness.KtuneTestCase):
                           "strategy, seed, device_id, kernel_id, problem_id, owner) SELECT started_at, 'running', "
                           "command, ktune_version, git_commit, argv, 'elsewhere', strategy, seed, device_id, kernel_id, "
                           "problem_id, '1 1' FROM runs LIMIT 1")
-            second = self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "cpu", "--shape", "rows=8,cols=64",
+            second = self.tune_json("--kernel", "rmsnorm", "--backend", "cpu", "--shape", "rows=8,cols=64",
                                      "--budget", "2", "--no-export", "--max-seconds-per-config", "0.01", "--db", self.db)
             self.assertEqual(second["abandoned_runs"], 0)
             self.assertEqual(sorted(r[0] for r in self.query("SELECT status FROM runs")),
@@ -95,7 +95,7 @@ class KillAndResume(harness.KtuneTestCase):
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
         self.assertEqual(process.returncode, 130, err)
-        summary = json.loads(out)
+        summary = harness.only_result(self, json.loads(out))
         self.assertTrue(summary["interrupted"])
         self.assertEqual(summary["stop_reason"], "interrupted")
         self.assertEqual(self.query("SELECT status FROM runs")[0][0], "interrupted")

@@ -119,7 +119,7 @@ class LibraryPackage(harness.KtuneTestCase):
         db = self.path("tuned.db")
         tuned_shapes = {"rmsnorm": "rows=37,cols=1001", "softmax": "rows=64,cols=512"}
         for family, shape in tuned_shapes.items():
-            self.ktune_json("tune", "--kernel", family, "--backend", "cpu", "--shape", shape, "--budget", "8",
+            self.tune_json("--kernel", family, "--backend", "cpu", "--shape", shape, "--budget", "8",
                             "--db", db, "--no-export", "--max-seconds-per-config", "0.02")
         exported = self.ktune_json("export", "--db", db, "--backend", "cpu", "--out", self.path("tuned"))
         self.assertEqual(sorted(e["kernel"] for e in exported["exported"]), ["rmsnorm", "softmax"])
@@ -128,7 +128,7 @@ class LibraryPackage(harness.KtuneTestCase):
         devices = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
         vulkan = bool(devices.get("vulkan", {}).get("devices"))
         if vulkan:
-            self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=37,cols=1001",
+            self.tune_json("--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=37,cols=1001",
                             "--budget", "6", "--db", db, "--no-export", "--max-seconds-per-config", "0.02")
             exported = self.ktune_json("export", "--db", db, "--backend", "vulkan", "--kernel", "rmsnorm",
                                        "--out", self.path("tuned"))

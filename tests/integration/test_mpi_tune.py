@@ -76,7 +76,8 @@ class MpiTune(harness.KtuneTestCase):
 
     def test_three_ranks_share_the_work_and_one_database(self):
         budget = 24
-        summary, _ = self.finish(self.mpirun(3, *TUNE, "--budget", str(budget), "--db", self.db, "--json"))
+        document, _ = self.finish(self.mpirun(3, *TUNE, "--budget", str(budget), "--db", self.db, "--json"))
+        summary = harness.only_result(self, document)
         self.assertEqual(summary["evaluated"], budget)
         self.assertEqual(summary["devices"], ["cpu:0", "rank 1 (1 device)", "rank 2 (1 device)"])
         configs = [r[0] for r in self.query("SELECT config FROM measurements")]
@@ -90,7 +91,7 @@ class MpiTune(harness.KtuneTestCase):
         # One run, one device: identical CPUs share their measurements.
         self.assertEqual(self.query("SELECT COUNT(*) FROM devices")[0][0], 1)
         # A rerun on one rank reuses everything the three measured.
-        again = self.ktune_json(*TUNE, "--budget", str(budget), "--db", self.db)
+        again = harness.only_result(self, self.ktune_json(*TUNE, "--budget", str(budget), "--db", self.db))
         self.assertEqual((again["evaluated"], again["reused"]), (0, budget))
 
     def test_a_killed_rank_loses_only_its_configs_in_flight(self):
@@ -105,7 +106,8 @@ class MpiTune(harness.KtuneTestCase):
             time.sleep(0.1)
         self.assertIsNotNone(victim, "rank 2 never started")
         os.kill(victim, signal.SIGKILL)
-        summary, err = self.finish(process)
+        document, err = self.finish(process)
+        summary = harness.only_result(self, document)
         self.assertEqual(summary["evaluated"], budget, "the budget was not completed after the loss")
         self.assertEqual(len(summary.get("lost", [])), 1, summary)
         self.assertTrue(summary["lost"][0].startswith("rank 2 "), summary["lost"])
@@ -124,8 +126,9 @@ class MpiTune(harness.KtuneTestCase):
         args = [*TUNE, "--budget", str(budget), "--db", self.db, "--json"]
         # Rank 2 may use one core: to ktune a CPU with another fingerprint (threads=1).
         process = self.mpirun(2, *args, extra=[":", "-n", "1", "taskset", "-c", "0", harness.ARGS.ktune, *args])
-        summaries, _ = self.finish(process)
-        self.assertIsInstance(summaries, list, "two device models give two summaries")
+        document, _ = self.finish(process)
+        summaries = document["results"]
+        self.assertEqual(len(summaries), 2, "two device models give two summaries")
         self.assertEqual([s["devices"] for s in summaries], [["cpu:0", "rank 1 (1 device)"], ["rank 2 (1 device)"]])
         self.assertEqual([s["evaluated"] for s in summaries], [budget, budget])
         fingerprints = [r[0] for r in self.query("SELECT fingerprint FROM devices ORDER BY id")]
@@ -143,7 +146,7 @@ class MpiTune(harness.KtuneTestCase):
 
 class Devices(harness.KtuneTestCase):
     def test_device_lists(self):
-        summary = self.ktune_json(*TUNE, "--budget", "3", "--devices", "all", "--db", self.db)
+        summary = harness.only_result(self, self.ktune_json(*TUNE, "--budget", "3", "--devices", "all", "--db", self.db))
         self.assertEqual((summary["evaluated"], summary["devices"]), (3, ["cpu:0"]))
         for bad, code, text in [("1", 3, "has no device 1"), ("0,x", 2, "'x' is not a device index"),
                                 ("0,0", 2, "listed twice"), ("-1", 2, "not a device index")]:

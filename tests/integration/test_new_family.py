@@ -157,8 +157,9 @@ class NewFamily(harness.KtuneTestCase):
         return json.loads(result.stdout)
 
     def tune(self):
-        return self.run_ktune("tune", "--kernel", "scale", "--backend", "cpu", "--shape", "n=10001", "--budget", "4",
-                              "--db", self.db, "--export-dir", os.path.join(self.dir, "tuned"), *FAST)
+        return harness.only_result(self, self.run_ktune(
+            "tune", "--kernel", "scale", "--backend", "cpu", "--shape", "n=10001", "--budget", "4",
+            "--db", self.db, "--export-dir", os.path.join(self.dir, "tuned"), *FAST))
 
     def scale_hashes(self):
         return [row[0] for row in self.query("SELECT source_hash FROM kernels WHERE family = 'scale' ORDER BY id")]

@@ -205,7 +205,7 @@ class Replay(harness.KtuneTestCase):
         space_file = self.space_with_starting_points("rmsnorm.cpu.json", [default] + points)
         fast = ["--backend", "cpu", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", "--space", space_file,
                 "--budget", "12", "--no-export", "--max-seconds-per-config", "0.05", "--min-samples", "5"]
-        summary = self.ktune_json("tune", *fast, "--db", self.db)
+        summary = self.tune_json(*fast, "--db", self.db)
         self.assertEqual(summary["prior_configs"], 2)
         self.assertEqual(summary["strategy"], "tpe")  # auto, with a prior
         self.assertEqual(summary["prior_sources"], {"files": 0, "database": 0, "starting_points": 2})
@@ -215,7 +215,7 @@ class Replay(harness.KtuneTestCase):
         self.assertEqual(order[1:3], points)
         shown = self.ktune("tune", *fast, "--db", os.path.join(self.dir, "shown.db")).stdout
         self.assertIn("search     tpe, starting from 2 prior configs valid here (of 2 starting points)", shown)
-        off = self.ktune_json("tune", *fast, "--db", os.path.join(self.dir, "off.db"), "--no-prior")
+        off = self.tune_json(*fast, "--db", os.path.join(self.dir, "off.db"), "--no-prior")
         self.assertEqual(off["prior_configs"], 0)
         self.assertEqual(off["strategy"], "forest")
         self.assertIn("search     forest, from scratch",
@@ -233,11 +233,11 @@ class Replay(harness.KtuneTestCase):
     def test_tune_offers_the_databases_other_problems_as_prior(self):
         fast = ["--backend", "cpu", "--budget", "6", "--db", self.db, "--no-export",
                 "--max-seconds-per-config", "0.05", "--min-samples", "5"]
-        first = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", *fast)
+        first = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", *fast)
         self.assertEqual(first["prior_configs"], 0)  # nothing measured before
-        other = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=32,cols=512", *fast)
+        other = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=32,cols=512", *fast)
         self.assertEqual(other["prior_configs"], 1)  # the best of the first problem
-        off = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=16,cols=256", "--no-prior", *fast)
+        off = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=16,cols=256", "--no-prior", *fast)
         self.assertEqual(off["prior_configs"], 0)
 
     def test_tune_offers_other_kernels_with_the_same_parameters_after_its_own(self):
@@ -245,10 +245,10 @@ class Replay(harness.KtuneTestCase):
         # rmsnorm lacks their `stats`, so its configs are offered but none is valid there.
         fast = ["--backend", "cpu", "--budget", "6", "--db", self.db, "--no-export",
                 "--max-seconds-per-config", "0.05", "--min-samples", "5"]
-        self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", *fast)
-        layernorm = self.ktune_json("tune", "--kernel", "layernorm", "--shape", "rows=64,cols=1000", *fast)
+        self.tune_json("--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", *fast)
+        layernorm = self.tune_json("--kernel", "layernorm", "--shape", "rows=64,cols=1000", *fast)
         self.assertEqual((layernorm["prior_configs"], layernorm["prior_configs_valid"]), (1, 0))
-        residual = self.ktune_json("tune", "--kernel", "residual_layernorm", "--shape", "rows=64,cols=1000", *fast)
+        residual = self.tune_json("--kernel", "residual_layernorm", "--shape", "rows=64,cols=1000", *fast)
         self.assertEqual((residual["prior_configs"], residual["prior_configs_valid"]), (2, 1))
         # The layernorm best is the first thing residual_layernorm measures after its default.
         with sqlite3.connect(self.db) as db:
@@ -266,14 +266,14 @@ class Replay(harness.KtuneTestCase):
         # the rows keeps every config of the recorded space valid (threads <= tasks).
         fast = ["--backend", "cpu", "--no-export", "--max-seconds-per-config", "0.05", "--min-samples", "5"]
         record = os.path.join(self.dir, "recorded")
-        self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=32,cols=512", "--strategy", "random",
+        self.tune_json("--kernel", "rmsnorm", "--shape", "rows=32,cols=512", "--strategy", "random",
                         "--budget", "12", "--db", os.path.join(self.dir, "other.db"), "--record", record, *fast)
         [recorded] = [os.path.join(record, f) for f in os.listdir(record) if not f.endswith("_T4.json.gz")]
         cache = json.load(gzip.open(recorded))
         timed = sorted((r["time"], k) for k, r in cache["cache"].items() if isinstance(r.get("time"), float))
         best = dict(zip(cache["tune_params_keys"], timed[0][1].split(",")))
 
-        tuned = self.ktune_json("tune", "--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", "--budget", "6",
+        tuned = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", "--budget", "6",
                                 "--db", self.db, "--prior", recorded, *fast)
         # 12 recorded, all ok (fewer than 16), the family's default among them (every tune measures
         # it first), which the prior leaves out for that reason.

@@ -87,7 +87,7 @@ class Signals(harness.KtuneTestCase):
         code, seconds, out, err = self.stop(process, signal.SIGTERM, 3.0)  # past the first config's set-up
         self.assertEqual(code, 143, err)
         self.assertLess(seconds, STOP_SECONDS)
-        self.assertTrue(json.loads(out)["interrupted"])
+        self.assertTrue(harness.only_result(self, json.loads(out))["interrupted"])
         self.assertEqual(self.query("SELECT status FROM runs"), [("interrupted",)])
 
     def test_a_second_signal_ends_a_tune_at_once(self):
@@ -196,7 +196,7 @@ class ExternalKill(harness.KtuneTestCase):
         os.kill(worker, signal.SIGKILL)
         out, err = process.communicate(timeout=120)
         self.assertEqual(process.returncode, 0, err)
-        self.assertEqual(json.loads(out)["outcomes"], {"ok": 2})
+        self.assertEqual(harness.only_result(self, json.loads(out))["outcomes"], {"ok": 2})
         rows = self.query("SELECT outcome, message, environment FROM measurements")
         retried = [json.loads(environment).get("retried_after_signal") for _, _, environment in rows]
         self.assertIn(9, retried, rows)

@@ -50,7 +50,7 @@ class T1Tune(harness.KtuneTestCase):
     def test_every_variant_compiles_without_a_gpu(self):
         if not self.cuda_built()["built"]:
             self.skipTest("this build has no CUDA backend")
-        result = self.ktune_json("tune", "--t1", self.spec, "--compile-only", "--arch", "sm_90a",
+        result = self.tune_json("--t1", self.spec, "--compile-only", "--arch", "sm_90a",
                                  env_extra=self.env, timeout=600)
         self.assertEqual(result["kernel"], "scaled_sum")
         self.assertEqual(result["failed"], 0, json.dumps(result["failures"][:3]))
@@ -67,7 +67,7 @@ class T1Tune(harness.KtuneTestCase):
             spec["KernelSpecification"]["Language"] = "HIP"
             spec["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "[32*i for i in range(1, 5)]"
         spec = self.variant(as_hip)
-        result = self.ktune_json("tune", "--t1", spec, "--compile-only", "--fast-compile", "--arch", "gfx90a",
+        result = self.tune_json("--t1", spec, "--compile-only", "--fast-compile", "--arch", "gfx90a",
                                  env_extra=self.env, timeout=600)
         self.assertEqual(result["backend"], "hip")
         self.assertEqual(result["kernel"], "scaled_sum")
@@ -90,7 +90,7 @@ class T1Tune(harness.KtuneTestCase):
             source.write("\n#if items_per_thread == 8\n#error eight items are broken here\n#endif\n")
         result = self.ktune("tune", "--t1", self.spec, "--compile-only", "--arch", "sm_90a", "--json",
                             env_extra=self.env, check=1, timeout=600)
-        summary = json.loads(result.stdout)
+        summary = harness.only_result(self, json.loads(result.stdout))
         self.assertGreater(summary["failed"], 0)
         self.assertTrue(all(f["config"]["items_per_thread"] == 8 for f in summary["failures"]))
         self.assertIn("eight items are broken", summary["failures"][0]["log"])
@@ -130,7 +130,7 @@ class T1Tune(harness.KtuneTestCase):
     def test_gpu_tune_verifies_every_config_against_the_reference(self):
         self.require_gpu()
         record = os.path.join(self.dir, "recorded")
-        result = self.ktune_json("tune", "--t1", self.spec, "--budget", "60", "--record", record,
+        result = self.tune_json("--t1", self.spec, "--budget", "60", "--record", record,
                                  "--max-seconds-per-config", "0.05", env_extra=self.env, timeout=600)
         self.assertEqual(result["outcomes"], {"ok": 60}, json.dumps(result["outcomes"]))
         self.assertLess(result["best"]["error"], 1e-6)
@@ -146,7 +146,7 @@ class T1Tune(harness.KtuneTestCase):
         data[400:800] = bytes(400)  # 100 elements zeroed
         with open(wrong, "wb") as file:
             file.write(data)
-        result = self.ktune_json("tune", "--t1", self.spec, "--budget", "5", env_extra=self.env, check=1,
+        result = self.tune_json("--t1", self.spec, "--budget", "5", env_extra=self.env, check=1,
                                  timeout=300)
         self.assertEqual(result["outcomes"], {"wrong_result": 5})
 
@@ -177,7 +177,7 @@ class KernelTunerStyleSpec(harness.KtuneTestCase):
     def test_compiles_through_nvrtc_by_name_expression(self):
         backends = self.backends()
         if backends["cuda"]["built"]:
-            result = self.ktune_json("tune", "--t1", self.spec, "--compile-only", "--arch", "sm_90a",
+            result = self.tune_json("--t1", self.spec, "--compile-only", "--arch", "sm_90a",
                                      env_extra=self.env, timeout=600)
             self.assertEqual((result["compiled"], result["failed"]), (18, 0), json.dumps(result["failures"][:2]))
             # The symbol NVRTC emitted for "axpy_in_place<float>" is kept beside each binary.
@@ -220,7 +220,7 @@ class KernelTunerStyleSpec(harness.KtuneTestCase):
                     continue
                 cut = self.cut_spec(spec_file, keep_first)
                 with self.subTest(kernel=name, backend=backend):
-                    result = self.ktune_json("tune", "--t1", cut, "--backend", backend, "--compile-only", "--arch", arch,
+                    result = self.tune_json("--t1", cut, "--backend", backend, "--compile-only", "--arch", arch,
                                              *extra, env_extra=self.env, timeout=600)
                     self.assertGreater(result["compiled"], 0)
                     self.assertEqual(result["failed"], 0, json.dumps(result["failures"][:1])[:2000])
@@ -238,7 +238,7 @@ class KernelTunerStyleSpec(harness.KtuneTestCase):
     def test_gpu_default_output_is_the_reference_and_catches_a_wrong_config(self):
         self.require_gpu()
         export = os.path.join(self.dir, "tuned")
-        result = self.ktune_json("tune", "--t1", self.spec, "--strategy", "brute_force", "--budget", "18",
+        result = self.tune_json("--t1", self.spec, "--strategy", "brute_force", "--budget", "18",
                                  "--max-seconds-per-config", "0.05", "--export-dir", export,
                                  env_extra=self.env, timeout=600, check=0)
         # Every config checked against the default's output: the constant array and the pointer
@@ -269,7 +269,7 @@ class KernelTunerStyleSpec(harness.KtuneTestCase):
             # The device check is the default: only the host run names where.
             env = dict(self.env, KTUNE_CACHE_DIR=os.path.join(self.dir, f"cache-{where}"),
                        **({"KTUNE_OUTPUT_CHECK": "host"} if where == "host" else {}))
-            self.ktune_json("tune", "--t1", self.spec, "--strategy", "brute_force", "--budget", "18",
+            self.tune_json("--t1", self.spec, "--strategy", "brute_force", "--budget", "18",
                             "--max-seconds-per-config", "0.01", "--no-export", "--db", db,
                             env_extra=env, timeout=600, check=0)
             rows = self.query("SELECT config_key, outcome, error, environment FROM measurements", db=db)
@@ -283,7 +283,7 @@ class KernelTunerStyleSpec(harness.KtuneTestCase):
 
     def test_gpu_no_verify_flags_what_memory_cannot_deliver(self):
         self.require_gpu()
-        result = self.ktune_json("tune", "--t1", self.spec, "--no-verify", "--strategy", "brute_force",
+        result = self.tune_json("--t1", self.spec, "--no-verify", "--strategy", "brute_force",
                                  "--budget", "18", "--max-seconds-per-config", "0.05", "--no-export",
                                  env_extra=self.env, timeout=600)
         self.assertIn("off", result["verification"])

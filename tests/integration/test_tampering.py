@@ -83,7 +83,7 @@ class LockHeld(harness.KtuneTestCase):
         out, err = process.communicate(timeout=120)
         self.assertEqual(process.returncode, 0, err)
         self.assertIn("is locked by another process", err)
-        summary = json.loads(out)
+        summary = harness.only_result(self, json.loads(out))
         with sqlite3.connect(self.db) as c:
             stored = c.execute("SELECT count(*) FROM measurements m JOIN problems p ON p.id = m.problem_id "
                                "WHERE p.key LIKE '%1024%'").fetchone()[0]

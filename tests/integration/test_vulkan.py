@@ -62,7 +62,7 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
                     # fp32: the whole space (every specialization verified); 16-bit: a sample.
                     budget = (["--strategy", "brute_force", "--time-limit", "900"] if precision == "fp32"
                               else ["--budget", "6"])
-                    result = self.ktune_json("tune", "--kernel", kernel, "--backend", "vulkan", "--shape", shape,
+                    result = self.tune_json("--kernel", kernel, "--backend", "vulkan", "--shape", shape,
                                              "--precision", precision, "--db", self.db, "--no-export", *budget,
                                              *FAST, timeout=1500)
                     self.assertEqual(result["backend"], "vulkan")
@@ -87,7 +87,7 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
                 json.dump(space, f)
             for precision in ["fp16", "bf16"]:
                 with self.subTest(kernel=kernel, precision=precision):
-                    result = self.ktune_json("tune", "--kernel", kernel, "--backend", "vulkan", "--space", pinned,
+                    result = self.tune_json("--kernel", kernel, "--backend", "vulkan", "--space", pinned,
                                              "--shape", "rows=7,cols=328", "--precision", precision, "--db",
                                              self.db, "--no-export", "--budget", "6", "--strategy", "random", *FAST,
                                              timeout=600)
@@ -99,7 +99,7 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
         cache = os.path.join(self.dir, "spirv")  # empty: every module is really built
         for kernel in self.vulkan_kernels():
             with self.subTest(kernel=kernel):
-                result = self.ktune_json("tune", "--kernel", kernel, "--backend", "vulkan", "--compile-only",
+                result = self.tune_json("--kernel", kernel, "--backend", "vulkan", "--compile-only",
                                          "--arch", "nvidia", "--precision", "fp16",
                                          "--shape", SHAPES.get(kernel, "rows=7,cols=333"),
                                          env_extra={"KTUNE_CACHE_DIR": cache})
@@ -118,11 +118,11 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
         space = self.ktune_json("space", "--kernel", "gemm", "--backend", "vulkan", "--shape", "m=256,n=256,k=256",
                                 "--precision", "fp16")
         self.assertGreater(space["valid"], 0)
-        result = self.ktune_json("tune", "--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
+        result = self.tune_json("--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
                                  "nvidia", "--precision", "fp16", "--shape", "m=256,n=256,k=256",
                                  env_extra={"KTUNE_CACHE_DIR": cache})
         self.assertEqual(result["failed"], 0)
-        lavapipe = self.ktune_json("tune", "--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
+        lavapipe = self.tune_json("--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
                                    "lavapipe", "--precision", "fp16", "--shape", "m=256,n=256,k=256",
                                    env_extra={"KTUNE_CACHE_DIR": cache})
         self.assertLess(lavapipe["space"]["valid"], result["space"]["valid"])
@@ -134,7 +134,7 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
         # shared and local memory; lavapipe's does not) each result carries its statistics.
         offered = self.device["properties"]["pipeline_statistics"]
         self.assertIsInstance(offered, bool)
-        self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=5,cols=77", "--budget",
+        self.tune_json("--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=5,cols=77", "--budget",
                         "2", "--db", self.db, "--no-export", *FAST)
         with sqlite3.connect(self.db) as db:
             environments = [json.loads(row[0]) for row in db.execute("SELECT environment FROM measurements")]
@@ -149,9 +149,9 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
     def test_a_tune_resumes_from_the_database(self):
         tune = ["tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=9,cols=100", "--budget", "4",
                 "--db", self.db, "--no-export", *FAST]
-        first = self.ktune_json(*tune)
+        first = harness.only_result(self, self.ktune_json(*tune))
         self.assertEqual(first["reused"], 0)
-        second = self.ktune_json(*tune)
+        second = harness.only_result(self, self.ktune_json(*tune))
         self.assertEqual(second["reused"], 4)
 
     def test_errors_are_clear(self):

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -19,6 +20,36 @@ namespace ktune::cli {
 void add_common_options(CLI::App& command, CommonOptions& common) {
   command.add_flag("--json", common.json, "Print one machine-readable JSON document on stdout");
   command.add_option("--db", common.db, "Results database (SQLite)")->capture_default_str();
+}
+
+void add_json_option(CLI::App& command, CommonOptions& common) {
+  command.add_flag("--json", common.json, "Print one machine-readable JSON document on stdout");
+}
+
+std::string closest_name(const std::string& word, const std::vector<std::string>& names) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (const std::string& name : names) {
+    const std::size_t d = distance(word, name);
+    if (d < best_distance) best = name, best_distance = d;
+  }
+  // A typo (a swapped, missing or extra letter or two), not a different word.
+  const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
+  return best_distance <= allowed && best_distance < word.size() ? best : "";
 }
 
 std::map<std::string, std::int64_t> parse_shape(const std::string& text) {
@@ -122,6 +153,54 @@ void check_arch(const std::string& backend, const std::string& arch) {
     throw InputError("--arch: '" + arch + "' is not an AMD GPU target; give one such as gfx90a, gfx940 or gfx1030");
 }
 
+std::vector<std::string> options_after_command(const std::vector<std::string>& argv) {
+  std::vector<std::string> moved;
+  std::size_t i = 1;
+  for (; i < argv.size(); ++i) {
+    const std::string& word = argv[i];
+    if (word == "--json" || word.rfind("--db=", 0) == 0) moved.push_back(word);
+    else if (word == "--db" && i + 1 < argv.size()) moved.insert(moved.end(), {word, argv[++i]});
+    else break;
+  }
+  if (moved.empty() || i >= argv.size()) return argv;
+  std::vector<std::string> result{argv[0], argv[i]};
+  result.insert(result.end(), moved.begin(), moved.end());
+  result.insert(result.end(), argv.begin() + static_cast<std::ptrdiff_t>(i) + 1, argv.end());
+  return result;
+}
+
+namespace {
+
+// The first word after the command that is neither one of its options nor an option's value, in
+// words: what it is, what was probably meant, and where to look. "" when none is found.
+std::string unknown_option(const CLI::App& command, const std::vector<std::string>& argv) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  const std::string help = ". Run `ktune " + command.get_name() + " --help` for its options";
+  bool after_command = false;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string& word = argv[i];
+    if (!after_command) {
+      after_command = word == command.get_name();
+      continue;
+    }
+    if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
+    const std::string name = word.substr(0, word.find('='));
+    if (command.get_option_no_throw(name)) continue;
+    if (name == "--db")
+      return "ktune " + command.get_name() + " reads no results database, so it takes no --db" + help;
+    if (name == "--json")
+      return "ktune " + command.get_name() + " has no JSON output, so it takes no --json" + help;
+    const std::string meant = closest_name(name, names);
+    return "unknown option " + name + " of ktune " + command.get_name() +
+           (meant.empty() ? "" : " (did you mean " + meant + "?)") + help;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& error,
                                  const std::vector<std::string>& argv) {
   std::vector<std::string> commands;
@@ -134,7 +213,10 @@ std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& err
     for (std::size_t i = 1; i < argv.size() && word.empty(); ++i)
       if (!argv[i].empty() && argv[i][0] != '-') word = argv[i];
     const std::string valid = "; valid commands: " + join_names(commands) + ". Run `ktune --help` for what each does";
-    if (!word.empty()) return "unknown command '" + word + "'" + valid;
+    if (!word.empty()) {
+      const std::string meant = closest_name(word, commands);
+      return "unknown command '" + word + "'" + (meant.empty() ? "" : " (did you mean '" + meant + "'?)") + valid;
+    }
     if (dynamic_cast<const CLI::RequiredError*>(&error)) return "no command given" + valid;
     return std::string(error.what()) + valid;
   }
@@ -145,6 +227,9 @@ std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& err
       what.compare(what.size() - missing.size(), missing.size(), missing) == 0 && what.find(": ") != std::string::npos)
     what = what.substr(0, what.find(": ")) + " needs a value";
   const CLI::App* command = parsed.front();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error)) {
+    if (std::string unknown = unknown_option(*command, argv); !unknown.empty()) return unknown;
+  }
   // "new is required" -> "NEW.json (Google Benchmark JSON to check against it) is missing"
   const std::string required = " is required";
   if (dynamic_cast<const CLI::RequiredError*>(&error) && what.size() > required.size() &&

@@ -23,6 +23,12 @@ struct CommonOptions {
 using Action = std::function<int()>;
 
 void add_common_options(CLI::App& command, CommonOptions& common);
+// --json alone, for commands that read no database (list, devices): they refuse --db.
+void add_json_option(CLI::App& command, CommonOptions& common);
+
+// The name of `names` closest to `word` by edit distance ("tnue" -> "tune"), or "" when none is
+// close enough to be what was meant.
+std::string closest_name(const std::string& word, const std::vector<std::string>& names);
 
 // "rows=256,cols=1024" -> {rows: 256, cols: 1024}; InputError names the bad part.
 std::map<std::string, std::int64_t> parse_shape(const std::string& text);
@@ -43,6 +49,10 @@ void check_output_dir(const std::string& dir, const std::string& option, const s
 
 // --arch for a nominal GPU device: InputError for a backend without one or a malformed name.
 void check_arch(const std::string& backend, const std::string& arch);
+
+// argv with --json, --db PATH and --db=PATH that come before the command moved after it, where
+// the command's own options are parsed (`ktune --json list` is `ktune list --json`).
+std::vector<std::string> options_after_command(const std::vector<std::string>& argv);
 
 // The usage error CLI11 reported, in ktune's words: the unknown command or the bad option, and
 // which --help to read.

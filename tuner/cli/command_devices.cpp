@@ -12,7 +12,7 @@ namespace ktune::cli {
 
 void register_devices(CLI::App& app, CommonOptions& common, Action& action) {
   auto* command = app.add_subcommand("devices", "List the backends of this build and the devices they find");
-  add_common_options(*command, common);
+  add_json_option(*command, common);
   command->callback([&common, &action] {
     action = [&common] {
       nlohmann::json backends = nlohmann::json::array();

@@ -12,7 +12,7 @@ namespace ktune::cli {
 
 void register_list(CLI::App& app, CommonOptions& common, Action& action) {
   auto* command = app.add_subcommand("list", "List the kernel families, their dimensions, precisions and backends");
-  add_common_options(*command, common);
+  add_json_option(*command, common);
   command->callback([&common, &action] {
     action = [&common] {
       nlohmann::json families = nlohmann::json::array();

@@ -1,4 +1,5 @@
 // `ktune tune`: tune one or more kernel families on a backend and export the winners.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "db/store.hpp"
 #include "kernels/family.hpp"
 #include "tuner/backends/registry.hpp"
+#include "tuner/bench/shape_suite.hpp"
 #include "tuner/cli/cli_common.hpp"
 #include "tuner/tune/stop_request.hpp"
 #include "tuner/cli/progress_line.hpp"
@@ -36,7 +38,8 @@ const CLI::Validator kPositiveSeconds =
 struct TuneOptions {
   std::vector<std::string> kernels;
   std::string backend;
-  std::string shape;
+  std::vector<std::string> shapes;  // --shape, repeatable
+  std::string shapes_file;          // --shapes: a shape suite
   std::string precision = "fp32";
   std::string strategy = kDefaultStrategy;
   std::optional<std::size_t> budget;
@@ -135,15 +138,65 @@ void print_summary(const TuneSummary& s, const std::string& header) {
   line("took", took);
 }
 
-// One kernel asked for (by --kernel or --t1): --json then prints its result, not a list.
-bool one_kernel_asked(const TuneOptions& options) { return options.kernels.size() == 1 || !options.t1_spec.empty(); }
+// One problem to tune: a kernel at a shape and precision (one per kernel and --shape, or per
+// entry of a --shapes suite).
+struct TuneJob {
+  std::string kernel;
+  std::map<std::string, std::int64_t> shape;
+  Precision precision;
+};
 
-int run_compile_only_command(const TuneOptions& options, TuneRequest request, const std::vector<std::string>& kernels,
+// Every kernel at every shape asked for, each checked (dims, precision, size) before anything
+// runs: a typo in the last shape of a sweep must not surface after the first kernel's tune.
+std::vector<TuneJob> plan_jobs(const TuneOptions& options, const std::vector<std::string>& kernels,
+                               Precision precision) {
+  std::vector<TuneJob> jobs;
+  if (!options.shapes_file.empty()) {
+    const ShapeSuite suite = load_shape_suite(options.shapes_file);
+    for (const SuiteEntry& entry : suite.entries) {
+      if (!options.kernels.empty() &&
+          std::find(options.kernels.begin(), options.kernels.end(), entry.family) == options.kernels.end())
+        continue;
+      std::map<std::string, std::int64_t> shape(entry.problem.dims.begin(), entry.problem.dims.end());
+      jobs.push_back({entry.family, shape, entry.problem.precision});
+    }
+    if (jobs.empty())
+      throw InputError("--shapes " + options.shapes_file + " has no shapes for " +
+                       (options.kernels.empty() ? std::string("any kernel") : join_names(options.kernels)) +
+                       "; its kernels are listed under \"shapes\"");
+    return jobs;
+  }
+  std::vector<std::map<std::string, std::int64_t>> shapes;
+  for (const std::string& text : options.shapes) shapes.push_back(parse_shape(text));
+  if (shapes.empty()) shapes.emplace_back();
+  for (const std::string& kernel : kernels)
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      try {
+        find_family(kernel).make_problem(shapes[i], precision);
+      } catch (const InputError& e) {
+        throw InputError(std::string(e.what()) + (options.shapes.empty() ? "" : " (--shape " + options.shapes[i] + ", kernel " + kernel + ")"));
+      }
+      jobs.push_back({kernel, shapes[i], precision});
+    }
+  return jobs;
+}
+
+// The one JSON document `tune --json` prints, whatever was tuned: the results (one per kernel,
+// shape and device model) in a list.
+nlohmann::json tune_document(const std::string& backend, nlohmann::json results, bool compile_only, int exit_code) {
+  return {{"command", "tune"}, {"backend", backend}, {"compile_only", compile_only},
+          {"results", std::move(results)}, {"exit_code", exit_code}};
+}
+
+int run_compile_only_command(const TuneOptions& options, TuneRequest request, const std::vector<TuneJob>& jobs,
                              const CommonOptions& common) {
   nlohmann::json results = nlohmann::json::array();
   std::size_t failed = 0;
-  for (const auto& kernel : kernels) {
+  for (const TuneJob& job : jobs) {
+    const std::string& kernel = job.kernel;
     request.family = kernel;
+    request.shape = job.shape;
+    request.precision = job.precision;
     const nlohmann::json result =
         run_compile_only(request, options.arch, options.fast_compile ? BuildEffort::fast_check : BuildEffort::full,
                          options.covering_sample);
@@ -161,8 +214,9 @@ int run_compile_only_command(const TuneOptions& options, TuneRequest request, co
     }
     results.push_back(result);
   }
-  if (common.json) print_json(results.size() == 1 && one_kernel_asked(options) ? results[0] : results);
-  return failed == 0 ? 0 : static_cast<int>(ExitCode::check_failed);
+  const int code = failed == 0 ? 0 : static_cast<int>(ExitCode::check_failed);
+  if (common.json) print_json(tune_document(request.backend, std::move(results), true, code));
+  return code;
 }
 
 int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
@@ -197,6 +251,8 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   if (options.t1_spec.empty() && (options.no_verify || options.atol || options.rtol))
     throw InputError("--no-verify, --atol and --rtol apply to a T1 spec's kernel (--t1): ktune's own families are "
                      "always checked against their float64 reference, within the tolerance of design.md");
+  if (options.no_prior && !options.prior_files.empty())
+    throw InputError("--prior " + options.prior_files.front() + " and --no-prior contradict each other; pass one of them");
   for (const auto& kernel : kernels) find_family(kernel);  // unknown names fail before any work
   if (!options.space_file.empty() && kernels.size() != 1)
     throw InputError("--space " + options.space_file + " is the search space of one kernel, but this tune has " +
@@ -228,7 +284,11 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
 
   TuneRequest request;
   request.backend = backend;
-  request.shape = options.shape.empty() ? std::map<std::string, std::int64_t>{} : parse_shape(options.shape);
+  if (!options.shapes_file.empty() && !options.shapes.empty())
+    throw InputError("--shape and --shapes both choose the problems; pass one of them");
+  if (!options.t1_spec.empty() && (!options.shapes.empty() || !options.shapes_file.empty()))
+    throw InputError("--t1 tunes the spec's ProblemSize; leave out --shape and --shapes (edit the spec's ProblemSize)");
+  const std::vector<TuneJob> jobs = plan_jobs(options, kernels, *precision);
   request.precision = *precision;
   request.strategy = options.strategy;
   request.budget = options.budget;
@@ -249,7 +309,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   if (!options.record_dir.empty()) request.record_dir = options.record_dir;
   if (!options.t1_spec.empty()) request.t1_spec = options.t1_spec;
 
-  if (options.compile_only) return run_compile_only_command(options, request, kernels, common);
+  if (options.compile_only) return run_compile_only_command(options, request, jobs, common);
 
   // Without --devices: device 0 (its worker says exactly what is missing when there is none);
   // in an MPI job, the device numbered by the rank's place on its host, one GPU per rank.
@@ -274,8 +334,11 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   std::vector<std::string> failed_kernels;  // no config ran correctly
   std::vector<std::string> record_errors;   // --record could not write
   bool interrupted = false;
-  for (const auto& kernel : kernels) {
+  for (const TuneJob& job : jobs) {
+    const std::string& kernel = job.kernel;
     request.family = kernel;
+    request.shape = job.shape;
+    request.precision = job.precision;
     ProgressLine progress(!common.json);
     const std::vector<TuneSummary> summaries = run_tune(request, devices, progress);
     for (const TuneSummary& summary : summaries) {  // one per device model
@@ -296,26 +359,25 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
       if (!summary.record_error.empty()) record_errors.push_back(summary.record_error);
       if (!common.json) {
         print_summary(summary, header);
-        if (&kernel != &kernels.back() || &summary != &summaries.back()) std::cout << "\n";
+        if (&job != &jobs.back() || &summary != &summaries.back()) std::cout << "\n";
       }
       results.push_back(json);
       interrupted |= summary.interrupted;
     }
     if (interrupted) break;
   }
-  if (common.json) print_json(results.size() == 1 && one_kernel_asked(options) ? results[0] : results);
-  if (interrupted) return stop_exit_code();
-  if (!record_errors.empty()) {
+  const int code = interrupted ? stop_exit_code()
+                   : !record_errors.empty() || !failed_kernels.empty() ? static_cast<int>(ExitCode::check_failed)
+                                                                     : 0;
+  if (common.json) print_json(tune_document(backend, std::move(results), false, code));
+  if (interrupted) return code;
+  if (!record_errors.empty())
     std::cerr << "ktune: error: the tune finished and its results are stored, but --record could not write: "
               << join_names(record_errors, "; ") << "\n";
-    return static_cast<int>(ExitCode::check_failed);
-  }
-  if (!failed_kernels.empty()) {
+  if (!failed_kernels.empty())
     std::cerr << "ktune: no config of " << join_names(failed_kernels)
               << " ran correctly; see the outcomes above and `ktune list`\n";
-    return static_cast<int>(ExitCode::check_failed);
-  }
-  return 0;
+  return code;
 }
 
 }  // namespace
@@ -338,9 +400,18 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--kernel,-k", options->kernels, "Kernel family to tune; repeat for several (see ktune list)");
   command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)")
       ->check(non_empty("give cpu, cuda, hip or vulkan, or leave out --backend for the best one present"));
-  command->add_option("--shape", options->shape, "Problem dims, e.g. rows=256,cols=1024 (default: the family's)")
+  command->add_option("--shape", options->shapes,
+                      "Problem dims, e.g. rows=256,cols=1024 (default: the family's); repeat to sweep\n"
+                      "several shapes: every kernel is tuned at each, and every shape is checked against\n"
+                      "every kernel before anything runs")
       ->check(non_empty("give dim=value pairs such as rows=256,cols=1024, or leave out --shape for the family's "
                         "default (see ktune list)"));
+  command->add_option("--shapes", options->shapes_file,
+                      "A shape suite (a name under search_spaces/suites, e.g. transformer, or a JSON file:\n"
+                      "{\"shapes\": {\"rmsnorm\": [{\"rows\": 4096, \"cols\": 4096}, ...]}, \"precisions\": [\"bf16\"]}):\n"
+                      "tunes each of its kernels (those of --kernel, when given) at each of its shapes and\n"
+                      "precisions")
+      ->check(non_empty("give a suite name such as transformer or a suite JSON file"));
   command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
   command->add_option("--strategy", options->strategy, "auto, forest (model-based: a random forest on the ranks of the\n"
                       "times, with expected improvement), tpe (model-based: a tree-structured Parzen estimator),\n"
@@ -350,7 +421,7 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                       "default: tpe when a prior config (database, --prior or the space's starting points)\n"
                       "is valid here, forest otherwise; what scored best on recorded GPU spaces with and\n"
                       "without a prior (ktune replay, reports/search.md)")->capture_default_str();
-  auto* no_prior = command->add_flag("--no-prior", options->no_prior,
+  command->add_flag("--no-prior", options->no_prior,
                     "Do not start forest or tpe from the best configs of this kernel and backend measured\n"
                     "for other problems or devices in the database, nor from those of other kernels with\n"
                     "the same parameters, nor from the space's starting points (configs that were fast on\n"
@@ -362,8 +433,7 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                       "and tpe try first, before the database's; repeat for several (the closest problem\n"
                       "size first). Configs are matched by parameter names and values; those not valid\n"
                       "here are skipped")
-      ->check(CLI::ExistingFile)
-      ->excludes(no_prior);
+      ->check(CLI::ExistingFile);
   command->add_option("--budget", options->budget, "At most N configs per kernel (reused ones count)")
       ->check(whole_number(1, std::numeric_limits<std::size_t>::max() / 2,
                            "a whole number of configs of at least 1 (e.g. 50)", "N>=1"));

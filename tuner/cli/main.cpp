@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
                "reference, times it, stores all results in SQLite and exports the winners as C++ headers.\n"
                "Exit codes: 0 ok, 1 a check failed, 2 bad input, 3 backend or device absent.",
                "ktune"};
-  app.set_version_flag("--version", std::string("ktune ") + ktune::build_info::version + " (" +
+  app.set_version_flag("-V,--version", std::string("ktune ") + ktune::build_info::version + " (" +
                                         ktune::build_info::git_commit + ")");
   app.require_subcommand(1);
   app.fallthrough(false);
@@ -62,9 +62,18 @@ int main(int argc, char** argv) {
   ktune::cli::register_db(app, common, action);
   ktune::cli::register_worker(app, action);
 
-  bool json_requested = std::find(common.argv.begin(), common.argv.end(), "--json") != common.argv.end();
+  // `ktune help [command]` is `ktune [command] --help`.
+  std::vector<std::string> given = common.argv;
+  if (given.size() >= 2 && given[1] == "help") {
+    given.erase(given.begin() + 1);
+    given.push_back("--help");
+  }
+  // --json and --db are the command's options, but may come before it (`ktune --json list`).
+  std::vector<std::string> arguments = ktune::cli::options_after_command(given);
+  bool json_requested = std::find(arguments.begin(), arguments.end(), "--json") != arguments.end();
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(arguments.rbegin(), arguments.rend() - 1);
+    app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -72,7 +81,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::string message = ktune::cli::describe_usage_error(app, e, common.argv);
+    const std::string message = ktune::cli::describe_usage_error(app, e, arguments);
     std::cerr << "ktune: error: " << message << "\n";
     // --json promises a JSON document on stdout, usage errors included.
     if (json_requested)
