@@ -119,6 +119,11 @@ class KernelFamily {
   virtual double flop_count(const Problem& problem) const = 0;
   // Each input read once plus each output written once, at the problem's precision.
   virtual double byte_count(const Problem& problem) const;
+  // What a tune on a GPU takes when the command line names no precision or no shape: what GPUs
+  // run this family in and at (an LLM's layers), where the family's own defaults suit the CPU.
+  // nullopt / empty: the family's own on every backend.
+  virtual std::optional<Precision> gpu_default_precision() const { return std::nullopt; }
+  virtual std::map<std::string, std::int64_t> gpu_default_shape() const { return {}; }
   // True when speed is limited by memory bandwidth (decides L2 flushing and the roofline).
   virtual bool memory_bound() const { return true; }
   virtual double tolerance(Precision precision) const;

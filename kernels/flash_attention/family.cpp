@@ -48,6 +48,12 @@ class FlashAttentionFamily final : public KernelFamily {
             {"head_dim", 128, "elements per head", 1, true},
             {"causal", 0, "1: query i sees keys up to i + seq_kv - seq_q (bottom-right causal mask)", 0, true}};
   }
+  // 32 heads of 128 over 2048 tokens, in bf16 (the tensor-core paths; fp32 runs only the
+  // portable one).
+  std::optional<Precision> gpu_default_precision() const override { return Precision::bf16; }
+  std::map<std::string, std::int64_t> gpu_default_shape() const override {
+    return {{"heads", 32}, {"seq_q", 2048}, {"seq_kv", 2048}};
+  }
   std::vector<Precision> precisions() const override { return {Precision::fp32, Precision::fp16, Precision::bf16}; }
   std::vector<TensorSpec> tensors(const Problem& problem) const override {
     const Shape s = Shape::of(problem);

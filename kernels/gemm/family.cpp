@@ -25,6 +25,9 @@ class GemmFamily final : public KernelFamily {
             {"b_layout", 0, "0: B is [n,k] (nn.Linear weight, K-major); 1: B is [k,n]", 0},
             {"epilogue", 0, "0: alpha*AB; 1: + beta*C; 2: + bias; 3: gelu(alpha*AB + bias); 4: silu(alpha*AB + bias)", 0}};
   }
+  // A 4096-wide projection of a 4096-token batch, in bf16: what a GPU tune of a GEMM is for.
+  std::optional<Precision> gpu_default_precision() const override { return Precision::bf16; }
+  std::map<std::string, std::int64_t> gpu_default_shape() const override { return {{"m", 4096}, {"n", 4096}, {"k", 4096}}; }
   std::vector<Precision> precisions() const override {
     return {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8_e4m3};
   }

@@ -248,6 +248,22 @@ std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& err
   return what + ". Run `ktune " + command->get_name() + " --help` for its options";
 }
 
+std::string no_device_hint(const std::string& command, const std::vector<std::string>& argv) {
+  auto given = [&](const std::string& option) {
+    return std::any_of(argv.begin(), argv.end(), [&](const std::string& word) {
+      return word == option || word.rfind(option + "=", 0) == 0;
+    });
+  };
+  if (command == "tune" && given("--t1"))
+    return "A T1 spec's kernel runs on a GPU: tune it on a machine with one, or check that every config compiles "
+           "here with --compile-only --arch sm_90a (or --backend hip --arch gfx90a).";
+  if (command == "tune")
+    return "Pass --backend cpu to tune here, or --compile-only --arch sm_90a to check the GPU variants compile.";
+  if (command == "space") return "Pass --arch (e.g. sm_90a) to size the space for a nominal device without a GPU.";
+  if (command == "bench") return "Pass --backend cpu to benchmark here.";
+  return "";
+}
+
 std::string format_duration_ns(double ns) {
   char text[32];
   if (ns < 1e3) std::snprintf(text, sizeof text, "%.0f ns", ns);

@@ -59,6 +59,10 @@ std::vector<std::string> options_after_command(const std::vector<std::string>& a
 std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& error,
                                  const std::vector<std::string>& argv);
 
+// What to do instead when a command found no GPU, for that command as it was given (a T1 spec
+// has no CPU kernel; `space` sizes a nominal device with --arch): "" when there is nothing to add.
+std::string no_device_hint(const std::string& command, const std::vector<std::string>& argv);
+
 // 1234567 ns -> "1.235 ms"; 3.2e10 B/s -> "32.0 GB/s".
 std::string format_duration_ns(double ns);
 std::string format_rate(double per_second, const std::string& unit);

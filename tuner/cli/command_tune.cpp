@@ -14,6 +14,7 @@
 #include "tuner/tune/stop_request.hpp"
 #include "tuner/cli/progress_line.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/machine_load.hpp"
 #include "tuner/formats/t1/t1_kernel.hpp"
 #include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/strategy.hpp"
@@ -40,7 +41,7 @@ struct TuneOptions {
   std::string backend;
   std::vector<std::string> shapes;  // --shape, repeatable
   std::string shapes_file;          // --shapes: a shape suite
-  std::string precision = "fp32";
+  std::string precision;  // empty: each family's default for the backend (fp32, or its GPU default)
   std::string strategy = kDefaultStrategy;
   std::optional<std::size_t> budget;
   bool no_prior = false;
@@ -53,6 +54,9 @@ struct TuneOptions {
   double max_seconds_per_config = 0.5;
   std::size_t min_samples = 10;
   double max_noise = 0.005;
+  bool max_noise_given = false;  // --max-noise on the command line: unsettled configs are not ranked
+  double noisy_above = 0.10;
+  bool remeasure = false;
   std::string export_dir = "tuned";
   bool no_export = false;
   std::string record_dir;
@@ -68,7 +72,7 @@ struct TuneOptions {
   std::string devices;
 };
 
-void print_summary(const TuneSummary& s, const std::string& header) {
+void print_summary(const TuneSummary& s, const std::string& header, double noisy_above) {
   auto line = [](const std::string& label, const std::string& text) {
     std::cout << "  " << label << std::string(11 - std::min<std::size_t>(label.size(), 10), ' ') << text << "\n";
   };
@@ -76,8 +80,10 @@ void print_summary(const TuneSummary& s, const std::string& header) {
     const double seconds = t.stats.median_ns * 1e-9;
     char noise[32];
     std::snprintf(noise, sizeof noise, "%.1f%%", t.stats.rel_stddev * 100);
+    const bool noisy = t.stats.rel_stddev > noisy_above;
     return format_duration_ns(t.stats.median_ns) + " median (" + std::to_string(t.stats.count) + " samples, " +
-           noise + " noise), " + format_rate(s.bytes / seconds, "B") + ", " + format_rate(s.flops / seconds, "FLOP");
+           noise + " noise" + (noisy ? ": NOISY, see --max-noise" : "") + "), " + format_rate(s.bytes / seconds, "B") +
+           ", " + format_rate(s.flops / seconds, "FLOP");
   };
   std::cout << s.family << " on " << s.backend << " (" << s.device.name << ", " << s.device.architecture << ")\n";
   if (s.devices.size() > 1) line("devices", join_names(s.devices));
@@ -115,14 +121,20 @@ void print_summary(const TuneSummary& s, const std::string& header) {
   if (s.reference_config) line("reference", s.reference_config->describe());
   line("visited", std::to_string(s.evaluated) + " measured now, " + std::to_string(s.reused) +
                       " reused from the database (" + outcomes + "); " + s.stop_reason);
+  for (const auto& warning : s.warnings) line("warning", warning);
+  if (s.noisy > 0)
+    line("NOISY", std::to_string(s.noisy) + " results whose samples spread more than the bound, e.g. " +
+                      s.noisy_example + "; --max-noise F refuses to rank such configs");
   if (s.implausible > 0)
     line("IMPLAUSIBLE", std::to_string(s.implausible) + " results faster than the memory allows, e.g. " +
                             s.implausible_example);
+  // "best" is this tune's; the header holds the database's fastest for each problem, which an
+  // earlier tune may have found.
   if (s.best) {
-    line("best", s.best->config.describe());
+    line("best", s.best->config.describe() + "  (fastest this tune visited, measured now or reused)");
     line("", timing(*s.best));
   } else {
-    line("best", "no config ran correctly");
+    line("best", "no config ran correctly in this tune");
   }
   if (s.default_config) {
     line("default", s.default_config->config.describe());
@@ -131,7 +143,7 @@ void print_summary(const TuneSummary& s, const std::string& header) {
                   s.default_config->stats.median_ns / s.best->stats.median_ns);
     line("", timing(*s.default_config) + speedup);
   }
-  if (!header.empty()) line("header", header);
+  if (!header.empty()) line("header", header + "  (the database's fastest for each problem, across tunes)");
   for (const auto& file : s.recorded_files) line("recorded", file.string());
   char took[32];
   std::snprintf(took, sizeof took, "%.1f s", s.seconds);
@@ -146,10 +158,12 @@ struct TuneJob {
   Precision precision;
 };
 
+bool gpu_backend(const std::string& backend) { return backend != "cpu"; }
+
 // Every kernel at every shape asked for, each checked (dims, precision, size) before anything
 // runs: a typo in the last shape of a sweep must not surface after the first kernel's tune.
 std::vector<TuneJob> plan_jobs(const TuneOptions& options, const std::vector<std::string>& kernels,
-                               Precision precision) {
+                               std::optional<Precision> precision, const std::string& backend) {
   std::vector<TuneJob> jobs;
   if (!options.shapes_file.empty()) {
     const ShapeSuite suite = load_shape_suite(options.shapes_file);
@@ -168,16 +182,25 @@ std::vector<TuneJob> plan_jobs(const TuneOptions& options, const std::vector<std
   }
   std::vector<std::map<std::string, std::int64_t>> shapes;
   for (const std::string& text : options.shapes) shapes.push_back(parse_shape(text));
-  if (shapes.empty()) shapes.emplace_back();
-  for (const std::string& kernel : kernels)
-    for (std::size_t i = 0; i < shapes.size(); ++i) {
+  for (const std::string& kernel : kernels) {
+    const KernelFamily& family = find_family(kernel);
+    // Unnamed precision and shape: the family's GPU defaults on a GPU, its own elsewhere.
+    const Precision chosen = precision ? *precision
+                             : gpu_backend(backend) && family.gpu_default_precision() ? *family.gpu_default_precision()
+                                                                                    : Precision::fp32;
+    const std::vector<std::map<std::string, std::int64_t>> kernel_shapes =
+        !shapes.empty()          ? shapes
+        : gpu_backend(backend)   ? std::vector<std::map<std::string, std::int64_t>>{family.gpu_default_shape()}
+                                 : std::vector<std::map<std::string, std::int64_t>>{{}};
+    for (std::size_t i = 0; i < kernel_shapes.size(); ++i) {
       try {
-        find_family(kernel).make_problem(shapes[i], precision);
+        family.make_problem(kernel_shapes[i], chosen);
       } catch (const InputError& e) {
         throw InputError(std::string(e.what()) + (options.shapes.empty() ? "" : " (--shape " + options.shapes[i] + ", kernel " + kernel + ")"));
       }
-      jobs.push_back({kernel, shapes[i], precision});
+      jobs.push_back({kernel, kernel_shapes[i], chosen});
     }
+  }
   return jobs;
 }
 
@@ -223,10 +246,13 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   // A tune finishes the configs in flight and records the run as interrupted; a compile-only
   // sweep has nothing to keep and ends at the signal.
   if (!options.compile_only) handle_stop_requests();
-  auto precision = parse_precision(options.precision);
-  if (!precision)
-    throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
-                     join_names(all_precision_names()));
+  std::optional<Precision> precision;  // unset: each family's default for the backend
+  if (!options.precision.empty()) {
+    precision = parse_precision(options.precision);
+    if (!precision)
+      throw InputError("--precision: unknown precision '" + options.precision + "'; valid: " +
+                       join_names(all_precision_names()));
+  }
   std::vector<std::string> kernels = options.kernels.empty() ? default_family_names() : options.kernels;
   std::string t1_backend;  // the spec's language's backend, unless --backend says otherwise
   if (!options.t1_spec.empty()) {
@@ -265,6 +291,10 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     throw InputError("--fast-compile applies only with --compile-only (a tune measures fully optimized variants)");
   if (options.covering_sample && !options.compile_only)
     throw InputError("--covering-sample applies only with --compile-only (a tune's strategy chooses what it measures)");
+  if (options.compile_only && (options.budget || options.time_limit))
+    throw InputError(std::string(options.budget ? "--budget" : "--time-limit") +
+                     " limits what a tune measures; --compile-only compiles every valid variant (pass "
+                     "--covering-sample to compile fewer)");
   if (options.compile_only && options.arch.empty())
     throw InputError("--compile-only needs --arch (e.g. --arch sm_90a, or --arch gfx90a with --backend hip)");
   const std::string backend =
@@ -288,8 +318,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     throw InputError("--shape and --shapes both choose the problems; pass one of them");
   if (!options.t1_spec.empty() && (!options.shapes.empty() || !options.shapes_file.empty()))
     throw InputError("--t1 tunes the spec's ProblemSize; leave out --shape and --shapes (edit the spec's ProblemSize)");
-  const std::vector<TuneJob> jobs = plan_jobs(options, kernels, *precision);
-  request.precision = *precision;
+  const std::vector<TuneJob> jobs = plan_jobs(options, kernels, precision, backend);
   request.strategy = options.strategy;
   request.budget = options.budget;
   request.time_limit_s = options.time_limit;
@@ -302,6 +331,9 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   request.measure.stopping.max_time_s = options.max_seconds_per_config;
   request.measure.stopping.min_samples = options.min_samples;
   request.measure.stopping.max_noise = options.max_noise;
+  request.strict_noise = options.max_noise_given;
+  request.noisy_above = options.noisy_above;
+  request.remeasure = options.remeasure;
   request.argv = common.argv;
   request.use_prior = !options.no_prior;
   request.race = !options.no_race;
@@ -330,6 +362,8 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
                              "libopenmpi-dev installed (KTUNE_WITH_MPI) or run ktune without mpirun");
   TuneDevices devices(backend, device_indices);
 #endif
+  // Said before minutes of measuring, not only in the summary after them.
+  if (const std::string loaded = machine_load_warning(); !loaded.empty()) std::cerr << "ktune: warning: " << loaded << "\n";
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> failed_kernels;  // no config ran correctly
   std::vector<std::string> record_errors;   // --record could not write
@@ -339,7 +373,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
     request.family = kernel;
     request.shape = job.shape;
     request.precision = job.precision;
-    ProgressLine progress(!common.json);
+    ProgressLine progress(!common.json, request.time_limit_s);
     const std::vector<TuneSummary> summaries = run_tune(request, devices, progress);
     for (const TuneSummary& summary : summaries) {  // one per device model
       std::string header;
@@ -358,7 +392,7 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
       if (!summary.best) failed_kernels.push_back(kernel);
       if (!summary.record_error.empty()) record_errors.push_back(summary.record_error);
       if (!common.json) {
-        print_summary(summary, header);
+        print_summary(summary, header, options.noisy_above);
         if (&job != &jobs.back() || &summary != &summaries.back()) std::cout << "\n";
       }
       results.push_back(json);
@@ -401,7 +435,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)")
       ->check(non_empty("give cpu, cuda, hip or vulkan, or leave out --backend for the best one present"));
   command->add_option("--shape", options->shapes,
-                      "Problem dims, e.g. rows=256,cols=1024 (default: the family's); repeat to sweep\n"
+                      "Problem dims, e.g. rows=256,cols=1024 (default: the family's; on a GPU, gemm takes\n"
+                      "m=n=k=4096 and flash_attention 32 heads over 2048 tokens); repeat to sweep\n"
                       "several shapes: every kernel is tuned at each, and every shape is checked against\n"
                       "every kernel before anything runs")
       ->check(non_empty("give dim=value pairs such as rows=256,cols=1024, or leave out --shape for the family's "
@@ -412,7 +447,10 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                       "tunes each of its kernels (those of --kernel, when given) at each of its shapes and\n"
                       "precisions")
       ->check(non_empty("give a suite name such as transformer or a suite JSON file"));
-  command->add_option("--precision", options->precision, "fp32, fp16 or bf16 (what the family supports)")->capture_default_str();
+  command->add_option("--precision", options->precision,
+                      "fp32, fp16, bf16, tf32 or fp8_e4m3 (what the family supports; ktune list). Default:\n"
+                      "fp32 on the cpu backend; on a GPU, bf16 for gemm and flash_attention (fp32 for the rest)")
+      ->check(non_empty("give a precision such as fp32 or bf16, or leave out --precision"));
   command->add_option("--strategy", options->strategy, "auto, forest (model-based: a random forest on the ranks of the\n"
                       "times, with expected improvement), tpe (model-based: a tree-structured Parzen estimator),\n"
                       "random (sampling without replacement), brute_force (enumeration order), annealing\n"
@@ -482,9 +520,22 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--min-samples", options->min_samples, "Timed samples at least")
       ->capture_default_str()
       ->check(whole_number(1, 1000000, "a whole number from 1 to 1000000 (e.g. 10)", "1..1000000"));
-  command->add_option("--max-noise", options->max_noise, "Stop sampling once the relative stddev is below this")
+  auto* max_noise = command->add_option("--max-noise", options->max_noise,
+                      "Stop sampling once the relative stddev is below this. Given on the command line, it is\n"
+                      "also a bound: a config whose samples never settle under it (within --max-seconds-per-\n"
+                      "config) is recorded as noisy and not ranked, and stored results that did not settle\n"
+                      "under it are measured again")
       ->capture_default_str()
       ->check(real_number(0, 1, false, "a fraction from 0 to 1 (e.g. 0.005 for 0.5%)", "0..1"));
+  command->add_option("--noisy-above", options->noisy_above,
+                      "Flag a result whose relative stddev is above this (NOISY on the summary and the\n"
+                      "progress line, \"noisy\" in its record and the JSON); it is still ranked")
+      ->capture_default_str()
+      ->check(real_number(0, 1000, true, "a fraction above 0 (e.g. 0.1 for 10%)", "F>0"));
+  command->add_flag("--remeasure", options->remeasure,
+                    "Measure every visited config again, whatever the database holds (without it, a stored\n"
+                    "result is reused unless it has fewer samples than --min-samples, or did not settle under\n"
+                    "an explicit --max-noise, or timed out under a shorter --config-timeout)");
   command->add_option("--export-dir", options->export_dir, "Where the generated headers go")
       ->capture_default_str()
       ->check(non_empty("give a directory, or pass --no-export"));
@@ -516,7 +567,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
                       "a worker; identical devices share one record, other models are tuned in turn")
       ->check(non_empty("give all, or device indices such as 0,2"));
   add_common_options(*command, common);
-  command->callback([options, &common, &action] {
+  command->callback([options, &common, &action, max_noise] {
+    options->max_noise_given = max_noise->count() > 0;
     action = [options, &common] { return run_tune_command(*options, common); };
   });
 }

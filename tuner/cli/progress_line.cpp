@@ -2,13 +2,22 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tuner/cli/cli_common.hpp"
 
 namespace ktune::cli {
 
-ProgressLine::ProgressLine(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
+ProgressLine::ProgressLine(bool enabled, std::optional<double> time_limit_s)
+    : enabled_(enabled && isatty(STDERR_FILENO)), time_limit_s_(time_limit_s) {}
+
+double eta_seconds(std::size_t done, std::size_t planned, double elapsed_s, std::optional<double> time_limit_s) {
+  const double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+  double eta = rate > 0 ? static_cast<double>(planned - std::min(done, planned)) / rate : 0.0;
+  if (time_limit_s) eta = std::min(eta, std::max(0.0, *time_limit_s - elapsed_s));
+  return eta;
+}
 
 void ProgressLine::draw(const std::string& text) {
   std::string line = text;
@@ -33,11 +42,12 @@ void ProgressLine::visited(const TuneSummary& summary, std::size_t planned) {
   char text[256];
   std::snprintf(text, sizeof text, "%s on %s: %zu/%zu configs (%zu reused)  %.1f/s  ETA %.0f s  best %s",
                 summary.family.c_str(), summary.backend.c_str(), done, planned, summary.reused, rate,
-                rate > 0 ? static_cast<double>(planned - std::min(done, planned)) / rate : 0.0,
+                eta_seconds(done, planned, summary.seconds, time_limit_s_),
                 summary.best ? format_duration_ns(summary.best->stats.median_ns).c_str() : "-");
   std::string line = text;
   // A time the device's memory could not have delivered is a bug until explained: said at once.
   if (summary.implausible > 0) line += "  IMPLAUSIBLE " + std::to_string(summary.implausible);
+  if (summary.noisy > 0) line += "  NOISY " + std::to_string(summary.noisy);
   draw(line);
 }
 

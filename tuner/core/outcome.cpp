@@ -12,6 +12,7 @@ std::string_view to_string(Outcome outcome) {
     case Outcome::crashed: return "crashed";
     case Outcome::unsupported: return "unsupported";
     case Outcome::out_of_memory: return "out_of_memory";
+    case Outcome::noisy: return "noisy";
   }
   return "unknown";
 }

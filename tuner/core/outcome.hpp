@@ -16,12 +16,15 @@ enum class Outcome {
   crashed,        // the worker process died (signal, sticky device error)
   unsupported,    // the backend cannot run this config/problem (skipped with a reason)
   out_of_memory,  // memory the variant needs (its workspace, scratch) could not be allocated
+  noisy,          // ran and verified, but its samples never settled under an explicit --max-noise:
+                  // its median is not trusted, so it is not ranked
 };
 
 inline constexpr Outcome kAllOutcomes[] = {Outcome::ok,           Outcome::wrong_result,
                                            Outcome::compile_error, Outcome::launch_error,
                                            Outcome::timeout,      Outcome::crashed,
-                                           Outcome::unsupported,  Outcome::out_of_memory};
+                                           Outcome::unsupported,  Outcome::out_of_memory,
+                                           Outcome::noisy};
 
 std::string_view to_string(Outcome outcome);
 std::optional<Outcome> parse_outcome(std::string_view text);

@@ -215,6 +215,7 @@ T4Invalidity t4_invalidity(Outcome outcome) {
     case Outcome::crashed: return T4Invalidity::runtime;
     case Outcome::unsupported: return T4Invalidity::constraints;
     case Outcome::out_of_memory: return T4Invalidity::runtime;
+    case Outcome::noisy: return T4Invalidity::runtime;  // measured, but its time is not trusted
   }
   return T4Invalidity::runtime;
 }

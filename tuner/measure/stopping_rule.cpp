@@ -13,7 +13,11 @@ std::string percent(double fraction) {
   return text;
 }
 
+constexpr const char* kRacedReason = "raced: median ";
+
 }  // namespace
+
+bool stopped_by_racing(const std::string& message) { return message.find(kRacedReason) != std::string::npos; }
 
 nlohmann::json StoppingCriteria::to_json() const {
   return {{"min_samples", min_samples}, {"max_samples", max_samples},   {"max_noise", max_noise},
@@ -71,7 +75,7 @@ void StoppingRule::decide() {
     if (median > criteria_.race_factor * criteria_.race_ns) {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.2f", median / criteria_.race_ns);
-      reason_ = "raced: median " + std::string(ratio) + "x the best so far" + at;
+      reason_ = std::string(kRacedReason) + std::string(ratio) + "x the best so far" + at;
       return;
     }
   }

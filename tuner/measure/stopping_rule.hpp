@@ -31,6 +31,10 @@ struct StoppingCriteria {
   static StoppingCriteria from_json(const nlohmann::json& json);
 };
 
+// Whether a result's message says racing stopped its sampling early: such a config is slower than
+// the best by design, and its few samples are not a measurement of its noise.
+bool stopped_by_racing(const std::string& message);
+
 class StoppingRule {
  public:
   explicit StoppingRule(StoppingCriteria criteria) : criteria_(criteria) {}

@@ -16,6 +16,7 @@
 #include "tuner/backends/registry.hpp"
 #include "tuner/backends/variant_builder.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/core/machine_load.hpp"
 #include "tuner/core/search_space.hpp"
 #include "tuner/formats/t1/t1_space.hpp"
 #include "tuner/strategies/prior_configs.hpp"
@@ -66,6 +67,25 @@ class RunGuard {
 bool worth_retrying(const EvaluationResult& stored, double config_timeout_s) {
   return stored.outcome == Outcome::timeout &&
          stored.environment.value("config_timeout_s", 0.0) < config_timeout_s;
+}
+
+// A stored result measured less strictly than this tune asks: with fewer samples than
+// --min-samples, or (with --max-noise) not settled under it. Raced results are as strict as they
+// need to be: they only show the config is not the winner.
+bool measured_less_strictly(const EvaluationResult& stored, const TuneRequest& request) {
+  if (request.remeasure) return true;
+  if (stored.outcome == Outcome::noisy && !request.strict_noise) return true;  // judged by a stricter tune
+  if (stored.outcome != Outcome::ok && stored.outcome != Outcome::noisy) return false;
+  if (stopped_by_racing(stored.message)) return false;
+  const StoppingCriteria& asked = request.measure.stopping;
+  if (stored.stats.count < asked.min_samples) return true;
+  return request.strict_noise && stored.stats.rel_stddev > asked.max_noise;
+}
+
+std::string percent_text(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100);
+  return text;
 }
 
 int compile_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -141,6 +161,9 @@ nlohmann::json TuneSummary::to_json() const {
     out["geometry"] = {{"rule", launch_rule}, {"default", default_launch}};
   out["implausible"] = implausible;
   if (!implausible_example.empty()) out["implausible_example"] = implausible_example;
+  out["noisy"] = noisy;
+  if (!noisy_example.empty()) out["noisy_example"] = noisy_example;
+  out["warnings"] = warnings;
   return out;
 }
 
@@ -179,6 +202,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   const Problem& problem = in.problem;
   TuneSummary summary;
   summary.family = in.family.name();
+  if (std::string loaded = machine_load_warning(); !loaded.empty()) summary.warnings.push_back(std::move(loaded));
   summary.backend = request.backend;
   summary.device = device;
   summary.problem = problem;
@@ -212,8 +236,14 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   // of them adds it again (as a prior config it would only take a start-up slot), then removed.
   if (in.space.default_config()) prior.push_back(*in.space.default_config());
   const std::size_t held = prior.size();
-  summary.prior_from_files =
-      append_unseen(prior, prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem)));
+  const std::vector<Config> from_files = prior_from_spaces(request.prior_spaces, in.family.name(), problem_sizes(problem));
+  // A recorded space of another kernel (or parameters) matches nothing here: said, not dropped.
+  if (!request.prior_spaces.empty() &&
+      (from_files.empty() || PriorQueue(SpaceIndex(valid), valid, from_files).size() == 0))
+    summary.warnings.push_back("--prior: none of the " + std::to_string(from_files.size()) +
+                               " fastest configs of the given files is a valid config of " + in.family.name() +
+                               " here (they are matched by parameter names and values), so none was used");
+  summary.prior_from_files = append_unseen(prior, from_files);
   if (request.use_prior) {
     summary.prior_from_database =
         append_unseen(prior, tune_prior(store, in.family.name(), request.backend, device, problem));
@@ -237,6 +267,10 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   // The family's default goes first, so every tune reports its speed-up over the default.
   std::optional<std::size_t> default_index;
   if (in.space.default_config()) default_index = valid.find(*in.space.default_config());
+  if (in.space.default_config() && !default_index)
+    summary.warnings.push_back("the default config " + in.space.default_config()->describe() +
+                               " is not valid at this problem (the space's restrictions exclude it), so there is "
+                               "no speed-up over the default to report");
   auto strategy = make_strategy(summary.strategy, valid, strategy_options);
   bool default_pending = default_index.has_value();
   auto next_index = [&]() -> std::optional<std::size_t> {
@@ -272,6 +306,25 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     result.environment["launch"] = done.job.launch;  // derived geometry, kept with the result
     if (summary.devices.size() > 1) result.environment["measured_on"] = done.device;
     result.environment["tune_seconds"] = elapsed();  // when in the tune it came back
+    // How it was measured, so a later tune asking for more can tell (measured_less_strictly).
+    const StoppingCriteria& stopping = request.measure.stopping;
+    result.environment["measured_with"] = {{"min_samples", stopping.min_samples},
+                                           {"max_noise", stopping.max_noise},
+                                           {"max_seconds", stopping.max_time_s}};
+    if (result.outcome == Outcome::ok && !stopped_by_racing(result.message)) {
+      const double noise = result.stats.rel_stddev;
+      if (request.strict_noise && noise > stopping.max_noise) {
+        result.outcome = Outcome::noisy;
+        result.message = "samples never settled: noise " + percent_text(noise) + " above --max-noise " +
+                         percent_text(stopping.max_noise) + " after " + std::to_string(result.stats.count) +
+                         " samples (not ranked; " + result.message + ")";
+      } else if (noise > request.noisy_above) {
+        result.environment["noisy"] = "noise " + percent_text(noise) + " above " + percent_text(request.noisy_above);
+        ++summary.noisy;
+        if (summary.noisy_example.empty())
+          summary.noisy_example = done.job.config.key() + ": " + result.environment["noisy"].get<std::string>();
+      }
+    }
     if (const std::string why = implausibility(result, summary.bytes, device); !why.empty()) {
       result.environment["implausible"] = why;
       ++summary.implausible;
@@ -429,7 +482,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
         visited(*index, config, found->second.result);
         continue;
       }
-      const bool retry = found != stored.end() && worth_retrying(found->second.result, request.config_timeout_s);
+      const bool retry = found != stored.end() && (worth_retrying(found->second.result, request.config_timeout_s) ||
+                                                   measured_less_strictly(found->second.result, request));
       if (found != stored.end() && !retry) {
         ++summary.reused;
         spent_seconds += found->second.result.environment.value("evaluation_seconds", 0.0);

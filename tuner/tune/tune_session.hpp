@@ -43,6 +43,13 @@ struct TuneRequest {
   // Stop timing a config once its median is clearly above the best so far (StoppingCriteria::
   // race_ns); `--no-race` times every config to its stopping rule.
   bool race = true;
+  // Measure every config again, stored results notwithstanding (`--remeasure`).
+  bool remeasure = false;
+  // `--max-noise` was given: a config whose samples never settled under it is `noisy`, not ranked,
+  // and a stored result that did not settle under it is measured again.
+  bool strict_noise = false;
+  // Above this relative standard deviation a result is flagged noisy (on the line, in the JSON).
+  double noisy_above = 0.10;
   double config_timeout_s = 60.0;             // per config, verification and timing included
   // A worker preparing the problem (inputs, float64 reference); unset: setup_timeout_for().
   std::optional<double> setup_timeout_s;
@@ -105,6 +112,12 @@ struct TuneSummary {
   // environment as "implausible"), and the first one's config and reason.
   std::size_t implausible = 0;
   std::string implausible_example;
+  // Results whose samples spread more than TuneRequest::noisy_above (flagged in their environment
+  // as "noisy"), and the first one's config and noise; and what the machine said when the tune
+  // began (a loaded machine times noisily).
+  std::size_t noisy = 0;
+  std::string noisy_example;
+  std::vector<std::string> warnings;
   // Runs of this host left 'running' by a process that had ended, marked 'abandoned' when this
   // tune opened the database.
   std::size_t abandoned_runs = 0;

@@ -18,8 +18,7 @@ CudaDriver load_driver() {
     throw BackendUnavailable(
         "no CUDA device: the NVIDIA driver library libcuda.so.1 cannot be loaded (" + std::string(dlerror()) +
         "). This machine has no NVIDIA driver; the CUDA runtime reports this as error 35, "
-        "cudaErrorInsufficientDriver ('CUDA driver version is insufficient for CUDA runtime version'). "
-        "Use --backend cpu here, or --compile-only to check CUDA variants without a GPU.");
+        "cudaErrorInsufficientDriver ('CUDA driver version is insufficient for CUDA runtime version').");
   CudaDriver driver;
 #define KT_CU_FUNCTION(name)                                                                   \
   driver.name = reinterpret_cast<decltype(driver.name)>(dlsym(library, KT_SYMBOL(name)));      \

@@ -3,6 +3,7 @@
 #include <nvrtc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -40,6 +41,20 @@ NvrtcCompiler::NvrtcCompiler(std::string arch, std::filesystem::path cache_dir, 
   if (!std::regex_match(arch_, std::regex("sm_[0-9]{2,3}[af]?|compute_[0-9]{2,3}")))
     throw InputError("--arch: '" + arch_ + "' is not a CUDA architecture such as sm_80, sm_90a or sm_100a "
                      "(or compute_80 for PTX)");
+  // An architecture this NVRTC cannot target fails here, once, not in every variant's log.
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+    std::vector<int> supported(static_cast<std::size_t>(count));
+    if (nvrtcGetSupportedArchs(supported.data()) == NVRTC_SUCCESS) {
+      const int number = std::stoi(arch_.substr(arch_.find('_') + 1));
+      if (std::find(supported.begin(), supported.end(), number) == supported.end()) {
+        std::vector<std::string> names;
+        for (int value : supported) names.push_back("sm_" + std::to_string(value));
+        throw InputError("--arch: NVRTC " + nvrtc_version() + " cannot compile for " + arch_ + "; it supports " +
+                         join_names(names) + " (and the a/f variants of those that have them, e.g. sm_90a)");
+      }
+    }
+  }
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
   if (fast_check_ && major * 100 + minor < 1208)
