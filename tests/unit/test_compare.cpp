@@ -120,5 +120,43 @@ TEST(Compare, RefusesCriteriaOutOfRange) {
   EXPECT_NO_THROW(compare_benchmarks(empty, empty, {.threshold = 0, .alpha = 1}));
 }
 
+TEST(DeviceDifferences, ComparesTheDeviceWhenBothContextsNameOne) {
+  const nlohmann::json h100 = {{"backend", "cuda"},
+                               {"device", "NVIDIA H100"},
+                               {"device_fingerprint", "cuda|H100|sm_90"},
+                               {"host_name", "runner-1"}};
+  nlohmann::json a100 = h100;
+  a100["device"] = "NVIDIA A100";
+  a100["device_fingerprint"] = "cuda|A100|sm_80";
+  const std::vector<ContextDifference> differences = device_differences(h100, a100);
+  ASSERT_EQ(differences.size(), 2u);
+  EXPECT_EQ(differences[0].field, "device");
+  EXPECT_EQ(differences[0].base_value, "NVIDIA H100");
+  EXPECT_EQ(differences[0].new_value, "NVIDIA A100");
+  EXPECT_EQ(differences[1].field, "device_fingerprint");
+
+  // The same GPU model on another host times alike: no difference.
+  nlohmann::json other_host = h100;
+  other_host["host_name"] = "runner-2";
+  EXPECT_TRUE(device_differences(h100, other_host).empty());
+  // A newer driver changes the fingerprint alone.
+  nlohmann::json new_driver = h100;
+  new_driver["device_fingerprint"] = "cuda|H100|sm_90|driver 2";
+  EXPECT_EQ(device_differences(h100, new_driver).size(), 1u);
+}
+
+TEST(DeviceDifferences, FallsBackToTheHostAndIgnoresWhatOneSideLacks) {
+  const nlohmann::json laptop = {{"host_name", "laptop"}, {"num_cpus", 8}};
+  const nlohmann::json server = {{"host_name", "server"}, {"num_cpus", 64}};
+  const std::vector<ContextDifference> differences = device_differences(laptop, server);
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].field, "host_name");
+  // Only one side names a device: the hosts are compared, and a field one side lacks is unknown, not different.
+  EXPECT_EQ(device_differences({{"device", "NVIDIA H100"}, {"host_name", "laptop"}}, laptop).size(), 0u);
+  EXPECT_TRUE(device_differences(laptop, nlohmann::json::object()).empty());
+  EXPECT_TRUE(device_differences(laptop, {{"host_name", ""}}).empty());
+  EXPECT_TRUE(device_differences(nlohmann::json::object(), nlohmann::json::object()).empty());
+}
+
 }  // namespace
 }  // namespace ktune

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -54,6 +56,22 @@ std::unordered_map<std::string_view, const BenchmarkSamples*> index_by_name(cons
   return index;
 }
 
+std::optional<std::string> context_text(const nlohmann::json& context, const char* field) {
+  if (!context.is_object()) return std::nullopt;
+  const auto found = context.find(field);
+  if (found == context.end() || !found->is_string() || found->get_ref<const std::string&>().empty())
+    return std::nullopt;
+  return found->get<std::string>();
+}
+
+constexpr std::initializer_list<const char*> kDeviceFields = {"backend", "device", "device_fingerprint"};
+constexpr std::initializer_list<const char*> kHostFields = {"host_name"};
+
+bool names_a_device(const nlohmann::json& context) {
+  return std::any_of(kDeviceFields.begin(), kDeviceFields.end(),
+                     [&](const char* field) { return context_text(context, field).has_value(); });
+}
+
 }  // namespace
 
 const char* to_string(Verdict verdict) {
@@ -103,6 +121,18 @@ ComparisonReport compare_benchmarks(const BenchmarkFile& base, const BenchmarkFi
   for (const BenchmarkSamples& new_benchmark : current.benchmarks)
     if (!base_by_name.contains(new_benchmark.name)) report.only_in_new.push_back(new_benchmark.name);
   return report;
+}
+
+std::vector<ContextDifference> device_differences(const nlohmann::json& base_context,
+                                                  const nlohmann::json& new_context) {
+  const bool both_name_a_device = names_a_device(base_context) && names_a_device(new_context);
+  std::vector<ContextDifference> differences;
+  for (const char* field : both_name_a_device ? kDeviceFields : kHostFields) {
+    const std::optional<std::string> base_value = context_text(base_context, field);
+    const std::optional<std::string> new_value = context_text(new_context, field);
+    if (base_value && new_value && *base_value != *new_value) differences.push_back({field, *base_value, *new_value});
+  }
+  return differences;
 }
 
 }  // namespace ktune

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tuner/bench/benchmark_json.hpp"
 
 namespace ktune {
@@ -69,5 +71,21 @@ struct ComparisonReport {
 // (0, 1]: callers check user input first and name their option.
 ComparisonReport compare_benchmarks(const BenchmarkFile& base, const BenchmarkFile& current,
                                     const ComparisonCriteria& criteria);
+
+// A field of two runs' "context" objects that says they ran on different machines.
+struct ContextDifference {
+  std::string field;  // e.g. "device", "host_name"
+  std::string base_value;
+  std::string new_value;
+};
+
+// Where the contexts of two runs name different devices; empty when they agree or do not say.
+// ktune's bench names its device ("backend", "device", and a "device_fingerprint" that covers
+// the model and driver); when both contexts do, those are compared and the host is not, since
+// identical GPUs in different hosts time alike. Otherwise (any other Google Benchmark program)
+// the host is all that identifies the machine, so "host_name" is compared. A field is compared
+// only when both contexts carry it as a non-empty string.
+std::vector<ContextDifference> device_differences(const nlohmann::json& base_context,
+                                                  const nlohmann::json& new_context);
 
 }  // namespace ktune

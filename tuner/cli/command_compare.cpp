@@ -1,11 +1,14 @@
 // `ktune compare BASE.json NEW.json`: a regression check on two Google Benchmark JSON files
-// (ktune's own or any other program's). Exit 1 when a benchmark got slower, for CI gates.
+// (ktune's own or any other program's). Exit 1 when a benchmark got slower, for CI gates; also
+// when nothing was compared, since a gate that compared nothing has not passed.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <regex>
 
 #include "tuner/bench/benchmark_json.hpp"
 #include "tuner/bench/compare.hpp"
@@ -21,13 +24,48 @@ struct CompareOptions {
   std::string new_file;
   double threshold_percent = 5;
   double alpha = 0.05;
+  std::optional<std::string> filter;  // ECMAScript regex searched in each benchmark's name
+  bool fail_on_missing = false;
+  bool fail_on_device_mismatch = false;
 };
+
+// A check of the gate that did not pass; `check` is the stable name scripts test for.
+struct FailedCheck {
+  std::string check;  // "regression", "nothing_compared", "missing", "device_mismatch"
+  std::string message;
+};
+
+// What the gate concluded beyond the verdicts of the pairs.
+struct GateResult {
+  std::vector<FailedCheck> failed_checks;
+  std::vector<std::string> warnings;
+  std::vector<ContextDifference> device_differences;
+  std::string device_mismatch;  // empty when the runs name the same device (or do not say)
+
+  int exit_code() const {
+    return static_cast<int>(failed_checks.empty() ? ExitCode::ok : ExitCode::check_failed);
+  }
+};
+
+// Names shown in a one-line message; the table and --json list them all.
+constexpr std::size_t kExampleNames = 3;
 
 const CLI::Validator kThresholdPercent =
     real_number(0, std::numeric_limits<double>::max(), false, "a percentage >= 0 (e.g. 5)", "PCT>=0");
 
 const CLI::Validator kAlpha =
     real_number(0, 1, true, "a probability above 0 and at most 1 (e.g. 0.05)", "0<A<=1");
+
+const CLI::Validator kEcmaScriptRegex(
+    [](std::string& text) -> std::string {
+      try {
+        static_cast<void>(std::regex(text, std::regex::ECMAScript));
+        return "";
+      } catch (const std::regex_error& error) {
+        return "'" + text + "' is not an ECMAScript regular expression (" + error.what() + ")";
+      }
+    },
+    "");
 
 // Times with four significant digits: benchmarks of a few nanoseconds differ in the decimals.
 // The unit is chosen after rounding, so 999.99 ns reads "1.000 us", not "1000. ns".
@@ -73,6 +111,141 @@ std::string untested_note(const BenchmarkComparison& pair) {
          ", judged by the threshold alone";
 }
 
+std::vector<std::string> names_of(const BenchmarkFile& file) {
+  std::vector<std::string> names;
+  for (const BenchmarkSamples& b : file.benchmarks) names.push_back(b.name);
+  return names;
+}
+
+// "a, b, c" or "a, b, c, ... (7 more)": enough names to recognise which benchmarks are meant.
+std::string example_names(const std::vector<std::string>& names, std::size_t limit = kExampleNames) {
+  if (names.size() <= limit) return join_names(names);
+  const std::vector<std::string> shown(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(limit));
+  return join_names(shown) + ", ... (" + std::to_string(names.size() - limit) + " more)";
+}
+
+// "base.json: 2 benchmarks (BM_a, BM_b)"
+std::string describe_names(const std::string& source, const std::vector<std::string>& names) {
+  if (names.empty()) return source + ": no benchmarks";
+  return source + ": " + plural(names.size(), "benchmark", "benchmarks") + " (" + example_names(names) + ")";
+}
+
+std::string quoted_filter(const CompareOptions& options) { return "--filter '" + options.filter.value_or("") + "'"; }
+
+// The benchmarks of `file` whose names contain a match of `pattern`.
+BenchmarkFile keep_matching(const BenchmarkFile& file, const std::regex& pattern, const CompareOptions& options) {
+  BenchmarkFile kept{file.source, file.context, {}};
+  try {
+    for (const BenchmarkSamples& b : file.benchmarks)
+      if (std::regex_search(b.name, pattern)) kept.benchmarks.push_back(b);
+  } catch (const std::regex_error& error) {
+    // Only a pattern that backtracks without end gets here (error_complexity, error_stack).
+    throw InputError(quoted_filter(options) + " could not be matched against the names of " + file.source + " (" +
+                     error.what() + "); give a simpler pattern");
+  }
+  return kept;
+}
+
+// "base.json has", "new.json has" or "base.json and new.json have"
+std::string empty_sides(const BenchmarkFile& base, const BenchmarkFile& current) {
+  if (base.benchmarks.empty() && current.benchmarks.empty()) return base.source + " and " + current.source + " have";
+  return (base.benchmarks.empty() ? base.source : current.source) + " has";
+}
+
+std::vector<std::string> unmeasured_names(const ComparisonReport& report) {
+  std::vector<std::string> names;
+  for (const UnmeasuredBenchmark& b : report.unmeasured) names.push_back(b.name);
+  return names;
+}
+
+// Why a comparison paired no benchmark with samples on both sides. `base_all` and `new_all` are
+// the names before --filter, so that a filter matching nothing shows what it could have matched.
+std::string explain_nothing_compared(const BenchmarkFile& base, const BenchmarkFile& current,
+                                     const ComparisonReport& report, const CompareOptions& options,
+                                     const std::vector<std::string>& base_all,
+                                     const std::vector<std::string>& new_all) {
+  const std::string matching = options.filter ? " matching " + quoted_filter(options) : "";
+  const std::string sides = describe_names(base.source, names_of(base)) + "; " +
+                            describe_names(current.source, names_of(current));
+  std::string why;
+  if (options.filter && base.benchmarks.empty() && current.benchmarks.empty() && !(base_all.empty() && new_all.empty()))
+    why = quoted_filter(options) + " matches no benchmark name in either file (" +
+          describe_names(base.source, base_all) + "; " + describe_names(current.source, new_all) + ")";
+  else if (base.benchmarks.empty() || current.benchmarks.empty())
+    why = empty_sides(base, current) + " no benchmarks" + matching + " (" + sides + ")";
+  else if (report.unmeasured.empty())
+    why = "the two files have no benchmark name in common" + matching + " (" + sides + ")";
+  else
+    why = "the " + plural(report.unmeasured.size(), "benchmark", "benchmarks") + " in both files" + matching +
+          " reported an error or a skip instead of a time on a side (" + example_names(unmeasured_names(report)) + ")";
+  return why + "; nothing was compared, and a gate that compared nothing has not passed";
+}
+
+// Set only when the names overlap: disjoint files fail the check instead.
+std::optional<std::string> partial_overlap_warning(const ComparisonReport& report, const BenchmarkFile& base,
+                                                   const BenchmarkFile& current) {
+  const bool overlap = !report.pairs.empty() || !report.unmeasured.empty();
+  if (!overlap || (report.only_in_base.empty() && report.only_in_new.empty())) return std::nullopt;
+  return "the two files overlap only in part, and what is in one file alone is not compared: " +
+         plural(report.only_in_base.size(), "benchmark", "benchmarks") + " only in " + base.source +
+         (report.only_in_base.empty() ? "" : " (" + example_names(report.only_in_base) + ")") + ", " +
+         plural(report.only_in_new.size(), "benchmark", "benchmarks") + " only in " + current.source +
+         (report.only_in_new.empty() ? "" : " (" + example_names(report.only_in_new) + ")");
+}
+
+std::string describe_device_mismatch(const std::vector<ContextDifference>& differences, const BenchmarkFile& base,
+                                     const BenchmarkFile& current) {
+  std::vector<std::string> fields;
+  for (const ContextDifference& d : differences)
+    fields.push_back(d.field + " '" + d.base_value + "' vs '" + d.new_value + "'");
+  return "the two runs come from different machines (" + base.source + " vs " + current.source + ": " +
+         join_names(fields, "; ") + "); a change of time may be the machine's, not the code's";
+}
+
+std::vector<std::string> names_with_verdict(const ComparisonReport& report, Verdict verdict) {
+  std::vector<std::string> names;
+  for (const BenchmarkComparison& pair : report.pairs)
+    if (pair.verdict == verdict) names.push_back(pair.name);
+  return names;
+}
+
+GateResult judge_gate(const ComparisonReport& report, const BenchmarkFile& base, const BenchmarkFile& current,
+                      const CompareOptions& options, const std::vector<std::string>& base_all,
+                      const std::vector<std::string>& new_all) {
+  GateResult gate;
+  gate.device_differences = device_differences(base.context, current.context);
+  if (!gate.device_differences.empty()) {
+    gate.device_mismatch = describe_device_mismatch(gate.device_differences, base, current);
+    gate.warnings.push_back(gate.device_mismatch);
+  }
+  if (const auto overlap = partial_overlap_warning(report, base, current)) gate.warnings.push_back(*overlap);
+
+  const std::vector<std::string> regressions = names_with_verdict(report, Verdict::regression);
+  if (!regressions.empty())
+    gate.failed_checks.push_back({"regression", plural(regressions.size(), "regression", "regressions") + ": " +
+                                                    join_names(regressions)});
+  if (report.pairs.empty())
+    gate.failed_checks.push_back(
+        {"nothing_compared", explain_nothing_compared(base, current, report, options, base_all, new_all)});
+  if (options.fail_on_missing && !report.only_in_base.empty())
+    gate.failed_checks.push_back(
+        {"missing", "--fail-on-missing: " + plural(report.only_in_base.size(), "benchmark", "benchmarks") + " of " +
+                        base.source + " missing from " + current.source + ": " + join_names(report.only_in_base)});
+  if (options.fail_on_device_mismatch && !gate.device_differences.empty()) {
+    // The values are in the warning already; the failure names the fields.
+    std::vector<std::string> fields;
+    for (const ContextDifference& d : gate.device_differences) fields.push_back(d.field);
+    gate.failed_checks.push_back({"device_mismatch", "--fail-on-device-mismatch: the two runs come from different "
+                                                     "machines (" + join_names(fields) + " differ)"});
+  }
+  return gate;
+}
+
+void print_gate_messages(const GateResult& gate) {
+  for (const std::string& warning : gate.warnings) std::cerr << "ktune: warning: " << warning << "\n";
+  for (const FailedCheck& failed : gate.failed_checks) std::cerr << "ktune: check failed: " << failed.message << "\n";
+}
+
 // "base.json (host, date)" from the context Google Benchmark records, when it is there.
 std::string describe_file(const BenchmarkFile& file) {
   std::vector<std::string> parts;
@@ -86,6 +259,7 @@ std::string describe_file(const BenchmarkFile& file) {
 void print_table(const ComparisonReport& report, const BenchmarkFile& base, const BenchmarkFile& current,
                  const CompareOptions& options) {
   std::cout << "base: " << describe_file(base) << "\nnew:  " << describe_file(current) << "\n\n";
+  if (report.pairs.empty()) std::cout << "nothing compared: no benchmark has times in both files\n";
   if (!report.pairs.empty()) {
     struct Row {
       std::string name, old_time, new_time, change, p, verdict;
@@ -141,11 +315,29 @@ void print_table(const ComparisonReport& report, const BenchmarkFile& base, cons
     std::cout << " (" << report.untested_count() << " judged by the threshold alone: too few repetitions)";
   std::cout << "; " << report.only_in_new.size() << " new, " << report.only_in_base.size() << " missing";
   if (!report.unmeasured.empty()) std::cout << ", " << report.unmeasured.size() << " not measured";
-  std::cout << " (threshold " << options.threshold_percent << "%, alpha " << options.alpha << ")\n";
+  std::cout << " (threshold " << options.threshold_percent << "%, alpha " << options.alpha;
+  if (options.filter) std::cout << ", " << quoted_filter(options);
+  std::cout << ")\n";
 }
 
+nlohmann::json device_mismatch_json(const GateResult& gate) {
+  if (gate.device_differences.empty()) return nullptr;
+  nlohmann::json fields = nlohmann::json::array();
+  for (const ContextDifference& d : gate.device_differences)
+    fields.push_back({{"field", d.field}, {"base", d.base_value}, {"new", d.new_value}});
+  return {{"description", gate.device_mismatch}, {"fields", fields}};
+}
+
+nlohmann::json failed_checks_json(const GateResult& gate) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const FailedCheck& failed : gate.failed_checks)
+    checks.push_back({{"check", failed.check}, {"message", failed.message}});
+  return checks;
+}
+
+// The same keys whatever the outcome, so that a script never has to test for one.
 nlohmann::json report_json(const ComparisonReport& report, const BenchmarkFile& base, const BenchmarkFile& current,
-                           const CompareOptions& options, int exit_code) {
+                           const CompareOptions& options, const GateResult& gate) {
   nlohmann::json pairs = nlohmann::json::array();
   for (const BenchmarkComparison& pair : report.pairs) {
     pairs.push_back({{"name", pair.name},
@@ -177,27 +369,45 @@ nlohmann::json report_json(const ComparisonReport& report, const BenchmarkFile& 
             {"improvements", report.count(Verdict::improvement)},
             {"same", report.count(Verdict::same)},
             {"judged_by_threshold_alone", report.untested_count()}}},
-          {"exit_code", exit_code}};
+          {"compared", report.pairs.size()},
+          {"regressions", names_with_verdict(report, Verdict::regression)},
+          {"improvements", names_with_verdict(report, Verdict::improvement)},
+          {"only_in_baseline", report.only_in_base},
+          {"only_in_new", report.only_in_new},
+          {"filter", options.filter ? nlohmann::json(*options.filter) : nlohmann::json()},
+          {"device_mismatch", device_mismatch_json(gate)},
+          {"warnings", gate.warnings},
+          {"failed_checks", failed_checks_json(gate)},
+          {"exit_code", gate.exit_code()}};
 }
 
 int run_compare(const CompareOptions& options, const CommonOptions& common) {
-  const BenchmarkFile base = load_benchmark_json(options.base_file);
-  const BenchmarkFile current = load_benchmark_json(options.new_file);
+  BenchmarkFile base = load_benchmark_json(options.base_file);
+  BenchmarkFile current = load_benchmark_json(options.new_file);
+  const std::vector<std::string> base_all = names_of(base);
+  const std::vector<std::string> new_all = names_of(current);
+  if (options.filter) {
+    const std::regex pattern(*options.filter, std::regex::ECMAScript);
+    base = keep_matching(base, pattern, options);
+    current = keep_matching(current, pattern, options);
+  }
   ComparisonCriteria criteria;
   criteria.threshold = options.threshold_percent / 100;
   criteria.alpha = options.alpha;
   const ComparisonReport report = compare_benchmarks(base, current, criteria);
-  const int exit_code = static_cast<int>(report.count(Verdict::regression) > 0 ? ExitCode::check_failed : ExitCode::ok);
-  if (common.json) print_json(report_json(report, base, current, options, exit_code));
+  const GateResult gate = judge_gate(report, base, current, options, base_all, new_all);
+  if (common.json) print_json(report_json(report, base, current, options, gate));
   else print_table(report, base, current, options);
-  return exit_code;
+  print_gate_messages(gate);
+  return gate.exit_code();
 }
 
 }  // namespace
 
 void register_compare(CLI::App& app, CommonOptions& common, Action& action) {
   auto options = std::make_shared<CompareOptions>();
-  auto* command = app.add_subcommand("compare", "Compare two Google Benchmark JSON files; exit 1 on a regression");
+  auto* command = app.add_subcommand(
+      "compare", "Compare two Google Benchmark JSON files; exit 1 on a regression or when nothing was compared");
   command->footer(
       "Reads two files written by Google Benchmark (--benchmark_format=json or --benchmark_out=FILE),\n"
       "by any program that uses it, and pairs their benchmarks by name. Each benchmark is\n"
@@ -215,9 +425,23 @@ void register_compare(CLI::App& app, CommonOptions& common, Action& action) {
       "(and such a regression fails the check too). A file of aggregates only\n"
       "(--benchmark_report_aggregates_only) gives one sample per benchmark, its mean.\n"
       "Benchmarks only in NEW are listed as new, those only in BASE as missing, and those whose run\n"
-      "reported an error or a skip as not measured; none of these fails the check.\n"
-      "Exit codes: 0 no regression, 1 at least one regression, 2 bad input (unreadable or malformed\n"
-      "file, bad option).");
+      "reported an error or a skip as not measured. When the two files overlap only in part, a\n"
+      "warning on stderr counts and names what is in one alone.\n"
+      "Gating: the check fails (exit 1) on\n"
+      "  - a regression;\n"
+      "  - nothing compared: no benchmark name in common (e.g. the wrong baseline), an empty file,\n"
+      "    a --filter that matches nothing, or no common benchmark measured on both sides;\n"
+      "  - with --fail-on-missing, a benchmark of BASE missing from NEW;\n"
+      "  - with --fail-on-device-mismatch, runs from different machines. Their contexts are\n"
+      "    compared by backend, device and device_fingerprint when both name a device (ktune bench),\n"
+      "    else by host_name; a mismatch is always a warning on stderr.\n"
+      "--filter REGEX keeps, on both sides, the benchmarks whose name contains a match of the\n"
+      "ECMAScript regular expression (e.g. --filter '^rmsnorm/' or --filter 'fp16|bf16').\n"
+      "--json prints one object with the same keys whatever the outcome: compared, regressions,\n"
+      "improvements, only_in_baseline, only_in_new, filter, device_mismatch (null or an object),\n"
+      "warnings, failed_checks (each {check, message}), exit_code, and the table's details.\n"
+      "Exit codes: 0 passed, 1 a check failed (see Gating), 2 bad input (unreadable or malformed\n"
+      "file, bad option or --filter; with --json, then only {error, exit_code}).");
   command->add_option("base", options->base_file, "Google Benchmark JSON of the baseline")
       ->required()
       ->type_name("BASE.json")
@@ -233,8 +457,20 @@ void register_compare(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--alpha", options->alpha, "Significance level of the test")
       ->capture_default_str()
       ->check(kAlpha);
+  auto filter_text = std::make_shared<std::string>();
+  auto* filter = command->add_option("--filter", *filter_text,
+                                     "Compare only benchmarks whose name contains a match of this ECMAScript regex")
+                     ->type_name("REGEX")
+                     ->check(kEcmaScriptRegex);
+  command->add_flag("--fail-on-missing", options->fail_on_missing,
+                    "Fail (exit 1) when a benchmark of BASE is missing from NEW");
+  command->add_flag("--fail-on-device-mismatch", options->fail_on_device_mismatch,
+                    "Fail (exit 1) when the two runs' contexts name different devices or hosts");
   command->add_flag("--json", common.json, "Print one machine-readable JSON document on stdout");
-  command->callback([options, &common, &action] { action = [options, &common] { return run_compare(*options, common); }; });
+  command->callback([options, filter, filter_text, &common, &action] {
+    if (filter->count() > 0) options->filter = *filter_text;
+    action = [options, &common] { return run_compare(*options, common); };
+  });
 }
 
 }  // namespace ktune::cli
