@@ -17,7 +17,8 @@ REQUIRED = {"rmsnorm", "layernorm", "residual_layernorm", "rmsnorm_rope", "softm
 SHAPES = {"rmsnorm_rope": "rows=5,heads=3,head_dim=66", "copy": "n=10007", "gemm": "m=67,n=45,k=83",
           "flash_attention": "batch=1,heads=4,kv_heads=2,seq_q=37,seq_kv=53,head_dim=64"}
 # Little time per config: lavapipe runs on the CI machine's two cores; speed is not asserted here.
-FAST = ["--min-samples", "3", "--max-seconds-per-config", "0.02", "--max-noise", "0.9"]
+# (No --max-noise: given, it is also a bound, and lavapipe's timings on a busy machine never settle.)
+FAST = ["--min-samples", "3", "--max-seconds-per-config", "0.02"]
 
 
 class VulkanOnLavapipe(harness.KtuneTestCase):

@@ -14,7 +14,6 @@
 #include "tuner/tune/stop_request.hpp"
 #include "tuner/cli/progress_line.hpp"
 #include "tuner/core/errors.hpp"
-#include "tuner/core/machine_load.hpp"
 #include "tuner/formats/t1/t1_kernel.hpp"
 #include "tuner/strategies/replay.hpp"
 #include "tuner/strategies/strategy.hpp"
@@ -362,8 +361,6 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
                              "libopenmpi-dev installed (KTUNE_WITH_MPI) or run ktune without mpirun");
   TuneDevices devices(backend, device_indices);
 #endif
-  // Said before minutes of measuring, not only in the summary after them.
-  if (const std::string loaded = machine_load_warning(); !loaded.empty()) std::cerr << "ktune: warning: " << loaded << "\n";
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> failed_kernels;  // no config ran correctly
   std::vector<std::string> record_errors;   // --record could not write

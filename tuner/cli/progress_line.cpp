@@ -28,6 +28,8 @@ void ProgressLine::draw(const std::string& text) {
 }
 
 void ProgressLine::started(const TuneSummary& summary, std::size_t planned) {
+  // Said before minutes of measuring, not only in the summary after them (and with --json too).
+  for (const std::string& warning : summary.warnings) std::fprintf(stderr, "ktune: warning: %s\n", warning.c_str());
   if (!enabled_) return;
   draw(summary.family + " on " + summary.backend + ": 0/" + std::to_string(planned) + " configs");
 }

@@ -78,7 +78,11 @@ bool measured_less_strictly(const EvaluationResult& stored, const TuneRequest& r
   if (stored.outcome != Outcome::ok && stored.outcome != Outcome::noisy) return false;
   if (stopped_by_racing(stored.message)) return false;
   const StoppingCriteria& asked = request.measure.stopping;
-  if (stored.stats.count < asked.min_samples) return true;
+  // Fewer samples than asked for only counts when fewer were asked for then: a config whose
+  // time cap came before its minimum samples would otherwise be measured again on every rerun.
+  const auto& measured_with = stored.environment.value("measured_with", nlohmann::json::object());
+  const std::size_t asked_then = measured_with.value("min_samples", std::size_t{0});
+  if (asked_then > 0 && asked_then < asked.min_samples && stored.stats.count < asked.min_samples) return true;
   return request.strict_noise && stored.stats.rel_stddev > asked.max_noise;
 }
 
