@@ -3,7 +3,7 @@
 // (backend, device, precision, shape), the search space's default, and a constexpr lookup with
 // the fallback chain device -> architecture -> vendor -> default. This file writes the family's
 // data; the lookup code between the data is copied from the sections of
-// db/export/tuned_lookup.hpp, a real header embedded at build time. Entries are validated
+// db/export/lookup_rule.hpp and tuned_lookup.hpp, real headers embedded at build time. Entries are validated
 // (every parameter and dimension present, names usable as C++ identifiers), deduplicated (the
 // lookup cannot tell apart two entries of the same backend, device name, precision and shape,
 // so only the most recently measured one is kept) and sorted, so the output is diffable.
@@ -380,17 +380,19 @@ std::string usage_example(const ExportFamily& input, const Prepared& prepared) {
   return out;
 }
 
-// One section of db/export/tuned_lookup.hpp: the lines between "// BEGIN SECTION <name>" and
-// "// END SECTION <name>", copied into the header as they are.
+// One section of db/export/lookup_rule.hpp or tuned_lookup.hpp: the lines between
+// "// BEGIN SECTION <name>" and "// END SECTION <name>", copied into the header as they are.
 std::string_view lookup_section(std::string_view name) {
-  const std::string_view text = embedded::tuned_lookup[0].text;
   const std::string begin = "// BEGIN SECTION " + std::string(name) + "\n";
   const std::string end = "// END SECTION " + std::string(name) + "\n";
-  const std::size_t first = text.find(begin);
-  const std::size_t last = text.find(end);
-  if (first == std::string_view::npos || last == std::string_view::npos || last < first)
-    throw std::logic_error("db/export/tuned_lookup.hpp has no section '" + std::string(name) + "'");
-  return text.substr(first + begin.size(), last - first - begin.size());
+  for (const auto& file : embedded::tuned_lookup) {
+    const std::string_view text = file.text;
+    const std::size_t first = text.find(begin);
+    const std::size_t last = text.find(end);
+    if (first != std::string_view::npos && last != std::string_view::npos && last > first)
+      return text.substr(first + begin.size(), last - first - begin.size());
+  }
+  throw std::logic_error("db/export/lookup_rule.hpp and tuned_lookup.hpp have no section '" + std::string(name) + "'");
 }
 
 // The header comment's sentence on option dims, empty for a family without any.
@@ -560,8 +562,10 @@ std::string render_header(const ExportFamily& input, const std::string& generate
     for (const auto* entry : prepared.entries) out << render_entry(*entry, input, prepared.types);
     out << "}};\n\n";
   }
-  out << lookup_section("resources") << render_architecture_defaults(input) << lookup_section("lookup")
-      << render_shape_helpers(input.dim_names, input.option_dims) << lookup_section("lookup_functions")
+  out << lookup_section("resources") << render_architecture_defaults(input) << lookup_section("rule")
+      << lookup_section("lookup_result") << "namespace detail {\n\n"
+      << render_shape_helpers(input.dim_names, input.option_dims) << "}  // namespace detail\n\n"
+      << lookup_section("lookup_functions")
       << "}  // namespace ktune::tuned::" << input.backend << "::" << family << "\n";
   return out.str();
 }

@@ -1,13 +1,13 @@
 // The lookup code of every generated tuned/<family>.hpp header (`ktune export`, see
-// db/export/header_exporter.cpp): the MatchLevel names, the TunedEntry record, the resource
-// check, the architecture-default lookup and lookup()/lookup_entry() with their fallback chain
-// device -> architecture -> vendor -> default and the nearest-shape rule.
+// db/export/header_exporter.cpp) beside the rule it applies (db/export/lookup_rule.hpp): the
+// TunedEntry record, the resource check, the architecture-default lookup and
+// lookup()/lookup_entry(), which answer by the rule's choose_entry().
 //
-// The exporter embeds this file's text at build time (cmake/embed_sources.cmake) and copies
-// each section below, byte for byte, into every header it writes, between the family's
-// generated data. A section is the lines between "// BEGIN SECTION <name>" and
-// "// END SECTION <name>"; everything outside the sections is left out. Editing a section
-// changes every header exported afterwards.
+// The exporter embeds this file's text and lookup_rule.hpp's at build time
+// (cmake/embed_sources.cmake) and copies each section of both, byte for byte, into every header it
+// writes, between the family's generated data. A section is the lines between
+// "// BEGIN SECTION <name>" and "// END SECTION <name>"; everything outside the sections is left
+// out. Editing a section changes every header exported afterwards.
 //
 // Outside the sections stands a small example family, shaped exactly like the exporter's output
 // (Config, Shape, default_config, entries, architecture defaults and the per-family shape
@@ -21,27 +21,22 @@
 #include <cstdint>
 #include <string_view>
 
+#include "db/export/lookup_rule.hpp"
+
 namespace ktune::tuned::example {
 
 inline constexpr std::string_view family_name = "example";
 
-// Declared before default_config: an enumerator declared after a namespace-scope variable of
-// the same name trips -Wshadow.
-// BEGIN SECTION match_level
-// Which level of the fallback chain answered a lookup.
-enum class MatchLevel { device, architecture, vendor, default_config };
-
-constexpr std::string_view to_string(MatchLevel level) {
-  switch (level) {
-    case MatchLevel::device: return "device";
-    case MatchLevel::architecture: return "architecture";
-    case MatchLevel::vendor: return "vendor";
-    case MatchLevel::default_config: return "default_config";
-  }
-  return "default_config";
-}
-
-// END SECTION match_level
+// The rule's names, which a generated header has in its own namespace (the sections of
+// lookup_rule.hpp copied there; its match_level section before default_config, as an enumerator
+// declared after a namespace-scope variable of the same name trips -Wshadow).
+using ktune::tuned::choose_entry;
+using ktune::tuned::DeviceQuery;
+using ktune::tuned::MatchLevel;
+using ktune::tuned::to_string;
+namespace detail {
+using ktune::tuned::detail::extent_ratio;
+}  // namespace detail
 
 // ----- stand-in for generated data (not embedded) -----
 
@@ -164,83 +159,19 @@ constexpr const ArchitectureDefault* architecture_default(std::string_view targe
 
 // END SECTION architecture_default
 
-// BEGIN SECTION lookup
-// What the caller knows about its device (as its backend reports it). An empty field matches
-// nothing.
-struct DeviceQuery {
-  std::string_view backend;       // "cuda", "hip", "vulkan", "cpu"
-  std::string_view device;        // "NVIDIA H200"
-  std::string_view architecture;  // "sm_90"
-  std::string_view vendor;        // "nvidia"
-};
-
+// BEGIN SECTION lookup_result
+// What lookup_entry() answers: the config, the level of the fallback chain, and the entry.
 struct LookupResult {
   Config config;
   MatchLevel level;
   const TunedEntry* entry;  // the entry that answered; nullptr for the default
 };
 
-namespace detail {
-
-constexpr bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// Reads a name in its normalised form: ASCII letters folded to lower case, runs of whitespace
-// read as one space, leading and trailing whitespace skipped. next() returns -1 at the end.
-class NormalisedName {
- public:
-  constexpr explicit NormalisedName(std::string_view text) : text_(text) {
-    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-  }
-  constexpr int next() {
-    if (pos_ == text_.size()) return -1;
-    if (is_space(text_[pos_])) {
-      while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
-      return pos_ == text_.size() ? -1 : ' ';
-    }
-    const char c = text_[pos_++];
-    return static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
-
-// The one name comparison of this header: equal after normalisation, and not empty.
-constexpr bool same_name(std::string_view a, std::string_view b) {
-  NormalisedName left(a), right(b);
-  int l = left.next(), r = right.next();
-  if (l == -1) return false;
-  while (l == r && l != -1) {
-    l = left.next();
-    r = right.next();
-  }
-  return l == r;
-}
-
-constexpr bool matches(MatchLevel level, const TunedEntry& entry, const DeviceQuery& query) {
-  if (!same_name(entry.backend, query.backend)) return false;
-  switch (level) {
-    case MatchLevel::device: return same_name(entry.device, query.device);
-    case MatchLevel::architecture: return same_name(entry.architecture, query.architecture);
-    case MatchLevel::vendor: return same_name(entry.vendor, query.vendor);
-    case MatchLevel::default_config: return false;
-  }
-  return false;
-}
-
-// max/min of two extents (each at least 1): 2^|log2(query / tuned)|.
-constexpr double extent_ratio(std::int64_t query, std::int64_t tuned) {
-  const double q = query < 1 ? 1.0 : static_cast<double>(query);
-  const double t = tuned < 1 ? 1.0 : static_cast<double>(tuned);
-  return q > t ? q / t : t / q;
-}
-
-// END SECTION lookup
+// END SECTION lookup_result
 
 // ----- stand-in for generated data (not embedded) -----
+
+namespace detail {
 
 constexpr bool same_shape(const Shape& a, const Shape& b) { return a.rows == b.rows && a.cols == b.cols; }
 
@@ -254,35 +185,16 @@ constexpr double shape_distance(const Shape& a, const Shape& b) {
          * extent_ratio(a.cols, b.cols);
 }
 
-// BEGIN SECTION lookup_functions
 }  // namespace detail
 
+// BEGIN SECTION lookup_functions
 // The best tuned config for a device and shape, and which level of the fallback chain answered.
 constexpr LookupResult lookup_entry(const DeviceQuery& query, const Shape& shape,
                                     std::string_view precision = "fp32") {
-  const MatchLevel levels[] = {MatchLevel::device, MatchLevel::architecture, MatchLevel::vendor};
-  for (const MatchLevel level : levels) {
-    const TunedEntry* best = nullptr;
-    bool best_precision = false, best_exact = false;
-    double best_distance = 0;
-    for (const TunedEntry& entry : entries) {
-      if (!detail::matches(level, entry, query) || !detail::same_options(entry.shape, shape)) continue;
-      const bool same_precision = detail::same_name(entry.precision, precision);
-      const bool exact = detail::same_shape(entry.shape, shape);
-      const double distance = detail::shape_distance(shape, entry.shape);
-      const bool better = best == nullptr || (same_precision != best_precision ? same_precision
-                                              : exact != best_exact           ? exact
-                                                                              : distance < best_distance);
-      if (better) {
-        best = &entry;
-        best_precision = same_precision;
-        best_exact = exact;
-        best_distance = distance;
-      }
-    }
-    if (best != nullptr) return LookupResult{best->config, level, best};
-  }
-  return LookupResult{default_config, MatchLevel::default_config, nullptr};
+  const auto chosen = choose_entry(entries, query, shape, precision, detail::same_options, detail::same_shape,
+                                   detail::shape_distance);
+  if (chosen.entry == nullptr) return LookupResult{default_config, MatchLevel::default_config, nullptr};
+  return LookupResult{chosen.entry->config, chosen.level, chosen.entry};
 }
 
 // The best tuned config for a device and shape (default_config when nothing matches).

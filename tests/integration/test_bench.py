@@ -1,6 +1,7 @@
 """`ktune bench` on the CPU backend: the --out file is Google Benchmark JSON that ktune compare
 reads; the database keeps every bench run as history; tuned configs come from the database (the
-exact shape, else the nearest tuned one), from generated tables with --tuned, else the default;
+exact shape, else the nearest tuned one), from generated tables with --tuned (by the header's own
+lookup: fallback chain and nearest tuned shape), else the default;
 bad input exits 2 before the device opens (no database left behind); Ctrl-C exits 130 keeping
 the benchmarks that finished."""
 import json
@@ -153,19 +154,59 @@ class Bench(harness.KtuneTestCase):
         self.assertEqual(nearest["config_source"], "database, tuned at rows=64 cols=256 fp32")
         self.assertEqual(nearest["config"], best)
 
-    def test_tuned_config_from_generated_tables(self):
-        tune = self.tune("--shape", SHAPE, "--export-dir", self.path("generated"))
-        self.assertTrue(os.path.exists(self.path("generated/cpu/rmsnorm.json")))
-        # A fresh database: the config can only have come from the generated table.
-        summary, _ = self.bench("-k", "rmsnorm", "--shape", SHAPE, "--tuned", self.path("generated"),
-                                db=self.path("fresh.db"))
-        tuned = self.item(summary, TUNED_NAME)
-        self.assertEqual(tuned["config_source"], "header")
-        self.assertEqual(tuned["config"], tune["best"]["config"])
-        # A shape the table lacks falls back to the default.
-        summary, _ = self.bench("-k", "rmsnorm", "--shape", "rows=128,cols=256", "--tuned", self.path("generated"),
-                                db=self.path("fresh.db"), out="other.json")
-        self.assertEqual(self.item(summary, "rmsnorm/cpu/rows=128,cols=256/fp32")["config_source"], "default")
+    def header_answer(self, tuned_dir, table_entry, rows, cols):
+        """What the generated header's own lookup_entry() gives on this device (tests/consumer/consumer.cpp
+        built against tuned_dir/cpu/rmsnorm.hpp): {level, config..., tuned_rows, tuned_cols}."""
+        consumer = self.path("consumer")
+        if not os.path.exists(consumer):
+            subprocess.run([harness.ARGS.cxx, "-std=c++20", "-I", tuned_dir,
+                            os.path.join(harness.ARGS.source_dir, "tests", "consumer", "consumer.cpp"),
+                            "-o", consumer], check=True)
+        device = table_entry["device"]
+        said = subprocess.run([consumer, "--backend", "cpu", "--device", device["name"],
+                               "--architecture", device["architecture"], "--vendor", device["vendor"],
+                               "--rows", str(rows), "--cols", str(cols)], capture_output=True, text=True, check=True)
+        return dict(word.split("=", 1) for word in said.stdout.split())
+
+    def test_tuned_config_from_generated_tables_by_the_headers_rule(self):
+        generated = self.path("generated")
+        tune = self.tune("--shape", SHAPE, "--export-dir", generated)
+        self.tune("--shape", "rows=1024,cols=256", "--export-dir", generated)  # exports both shapes
+        with open(self.path("generated/cpu/rmsnorm.json")) as f:
+            table = json.load(f)
+        self.assertEqual(len(table["entries"]), 2)
+        # A fresh database: the config can only have come from the generated table. For each shape
+        # bench runs the config the header's lookup gives, and says which tuned shape it came from:
+        # the exact one, else the nearest (rows=128 is 2x from 64 and 8x from 1024).
+        expected = {SHAPE: ("header", 64), "rows=128,cols=256": ("header, tuned at rows=64 cols=256 fp32", 64),
+                    "rows=768,cols=256": ("header, tuned at rows=1024 cols=256 fp32", 1024)}
+        for shape, (source, tuned_rows) in expected.items():
+            with self.subTest(shape=shape):
+                rows = int(shape.split(",")[0].split("=")[1])
+                summary, document = self.bench("-k", "rmsnorm", "--shape", shape, "--tuned", generated,
+                                               "--no-baseline", db=self.path("fresh.db"), out=f"{rows}.json")
+                tuned = self.item(summary, f"rmsnorm/cpu/{shape}/fp32")
+                self.assertEqual(tuned["config_source"], source)
+                self.assertEqual(tuned["tuned_at"], {"family": "rmsnorm", "dims": {"rows": tuned_rows, "cols": 256},
+                                                     "precision": "fp32"})
+                header = self.header_answer(generated, table["entries"][0], rows, 256)
+                self.assertEqual(header["level"], "device")
+                self.assertEqual(int(header["tuned_rows"]), tuned_rows)
+                self.assertEqual({k: str(v) for k, v in tuned["config"].items()},
+                                 {k: header[k] for k in tuned["config"]})
+                if shape == SHAPE:
+                    self.assertEqual(tuned["config"], tune["best"]["config"])
+                labels = {e["run_name"]: e["label"] for e in document["benchmarks"]}
+                self.assertTrue(labels[f"rmsnorm/cpu/{shape}/fp32"].endswith(f"({source})"))
+
+        # Tuned on another CPU of the same architecture: the header's next level answers, and says so.
+        for entry in table["entries"]:
+            entry["device"]["name"] = "Other CPU"
+        with open(self.path("generated/cpu/rmsnorm.json"), "w") as f:
+            json.dump(table, f)
+        shown = self.ktune("bench", "-b", "cpu", *FAST, "-k", "rmsnorm", "--shape", SHAPE, "--tuned", generated,
+                           "--no-baseline", "--out", self.path("other.json"), "--db", self.path("fresh.db"), check=0)
+        self.assertIn("[header, architecture match (tuned on Other CPU)]", shown.stdout)
 
     def test_untuned_problem_runs_the_default_once(self):
         summary, document = self.bench("-k", "rmsnorm", "--shape", SHAPE)

@@ -77,6 +77,30 @@ class EndToEnd(harness.KtuneTestCase):
         self.assertEqual(words["level"], "default_config")
         self.assertEqual(words["rows_per_task"], "16")  # search_spaces/rmsnorm.cpu.json "default"
 
+    def test_export_of_what_the_database_lacks_writes_nothing(self):
+        # A database with CPU results only: exporting CUDA, or a CPU kernel never tuned, is refused
+        # (exit 2, bad input: the options select nothing), names what the database does hold, and
+        # leaves no empty header behind.
+        for kernel in ("rmsnorm", "swiglu"):
+            self.ktune_json("tune", "--kernel", kernel, "--backend", "cpu", "--shape", "rows=8,cols=64",
+                            "--budget", "2", "--db", self.db, "--no-export", *FAST)
+        out = os.path.join(self.dir, "tuned")
+        holds = "it has results for: cpu (2 entries: rmsnorm, swiglu)"
+        cases = [(["-b", "cuda"], "the database " + self.db + " holds no results for backend cuda; " + holds),
+                 (["-b", "cuda", "-k", "rmsnorm"], "holds no results for backend cuda"),
+                 (["-b", "cpu", "-k", "softmax"],
+                  "the database " + self.db + " holds no results for kernel softmax on backend cpu; " + holds)]
+        for args, message in cases:
+            with self.subTest(args=args):
+                result = self.ktune("export", "--db", self.db, "--out", out, *args, check=2)
+                self.assertIn(message, result.stderr)
+                self.assertFalse(os.path.exists(out), os.listdir(out) if os.path.exists(out) else "")
+                document = self.ktune_json("export", "--db", self.db, "--out", out, *args, check=2)
+                self.assertIn(message, document["error"])
+        # Without --kernel only the kernels with results for the backend are exported.
+        exported = self.ktune_json("export", "--db", self.db, "--out", out, "-b", "cpu")
+        self.assertEqual([e["kernel"] for e in exported["exported"]], ["rmsnorm", "swiglu"])
+
     def test_rerun_is_a_resume(self):
         def tune(budget):
             return self.tune_json("--kernel", "swiglu", "--shape", "rows=16,cols=333",

@@ -2,7 +2,8 @@
 """`ktune replay --json` checked against the recorded space itself: every evaluated key is a
 record of the file, no run evaluates a config twice, each run's best is the fastest recorded
 time among its evaluated keys, and the score follows the definition in shared/data/README.md.
-The same space given as T4 results replays identically."""
+The same space given as T4 results replays identically. A recording of part of its space, or a
+tiny one, is replayed with a warning; times print in the unit that suits them."""
 import gzip
 import json
 import math
@@ -15,6 +16,65 @@ SHARED = os.path.join("..", "shared", "data", "kernel_tuner_caches")
 
 
 class Replay(harness.KtuneTestCase):
+    def write_cache(self, name, times_ms):
+        """A Kernel Tuner cache of one parameter x = 0, 1, ... timed `times_ms` (ms, as the files hold
+        them), all of its tune_params recorded; returns its path."""
+        xs = list(range(len(times_ms)))
+        cache = {"device_name": "Test CPU", "kernel_name": "synthetic", "tune_params_keys": ["x"],
+                 "tune_params": {"x": xs}, "objective": "time",
+                 "cache": {str(x): {"x": x, "time": t, "times": [t]} for x, t in zip(xs, times_ms)}}
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            json.dump(cache, f)
+        return path
+
+    def test_times_print_in_the_unit_that_suits_them(self):
+        # Microsecond kernels: the table says 2.10 us, not 0.0021 ms; the JSON stays in ms.
+        cache = self.write_cache("us.json", [0.0021 + 0.0001 * x for x in range(120)])
+        args = ["replay", "--cache", cache, "--budget", "6", "--repeats", "2", "--strategy", "random"]
+        shown = self.ktune(*args, check=0).stdout
+        header, row = shown.splitlines()[1:3]
+        self.assertNotIn("(ms)", header)
+        self.assertIn("optimum", header)
+        self.assertIn("2.10 us", row)  # the optimum
+        self.assertNotIn("0.0021", shown)
+        self.assertAlmostEqual(self.ktune_json(*args)["optimum_ms"], 0.0021)
+
+    def test_a_recording_of_part_of_its_space_warns_that_scores_are_for_the_subset(self):
+        # A budgeted tune recorded 10 of its space's valid configs; the recording says how many the
+        # space has, and replay says what the scores are worth.
+        record = os.path.join(self.dir, "recorded")
+        tune = self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "cpu", "--shape", "rows=32,cols=512",
+                               "--strategy", "random", "--budget", "10", "--db", self.db, "--no-export",
+                               "--record", record, "--max-seconds-per-config", "0.02", "--min-samples", "3")
+        valid = tune["space"]["valid"]
+        self.assertGreater(valid, 10)
+        percent = f"{100 * 10 / valid:.3g}%"
+        for recorded in tune["recorded"]:  # the Kernel Tuner cache and the T4 results alike
+            with self.subTest(recorded=os.path.basename(recorded)):
+                args = ["replay", "--cache", recorded, "--budget", "3", "--repeats", "2"]
+                coverage = self.ktune_json(*args)["coverage"]
+                self.assertEqual((coverage["recorded"], coverage["space"]), (10, valid))
+                self.assertIn(f"covers 10 of {valid} configs ({percent}) of its space: the scores are for the "
+                              "recorded subset", coverage["warning"])
+                self.assertIn("records only 10 configs", coverage["warning"])
+                shown = self.ktune(*args, check=0)
+                self.assertIn(f": covers 10 of {valid} configs ({percent}), 2 repeats", shown.stdout.splitlines()[0])
+                self.assertIn("ktune: warning: " + recorded + f" covers 10 of {valid}", shown.stderr)
+                # A budget above the recorded configs would score every strategy 1: refused.
+                refused = self.ktune("replay", "--cache", recorded, "--budget", "11", check=2)
+                self.assertIn(f"--budget 11: {recorded} records only 10 configs", refused.stderr)
+
+    def test_a_tiny_cache_warns_and_a_large_one_does_not(self):
+        tiny = self.ktune_json("replay", "--cache", self.write_cache("tiny.json", [1.0 + x for x in range(30)]),
+                               "--budget", "3", "--repeats", "2")["coverage"]
+        self.assertEqual((tiny["recorded"], tiny["space"]), (30, None))  # a Kernel Tuner cache: size unknown
+        self.assertIn("records only 30 configs, fewer than the 100", tiny["warning"])
+        large = self.ktune("replay", "--cache", self.write_cache("large.json", [1.0 + x for x in range(120)]),
+                           "--budget", "3", "--repeats", "2", "--json", check=0)
+        self.assertEqual(json.loads(large.stdout)["coverage"], {"recorded": 120, "space": None, "warning": None})
+        self.assertNotIn("warning", large.stderr)
+
     def shared(self, name):
         path = os.path.join(harness.ARGS.source_dir, SHARED, name)
         if not os.path.exists(path):

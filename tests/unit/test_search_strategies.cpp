@@ -617,6 +617,29 @@ TEST(Replay, OracleScoresOneAndRandomScoresZeroOnAverage) {
   EXPECT_GT(random.stddev_score, 0.0);
 }
 
+TEST(Replay, CoverageWarnsOfAPartOfTheSpaceAndOfATinyOne) {
+  KernelTunerCache cache = small_cache();
+  const ReplayCoverage unknown = replay_coverage(replay_space(cache), "small.json");
+  EXPECT_EQ(unknown.recorded, 12u);
+  EXPECT_FALSE(unknown.space.has_value());
+  EXPECT_EQ(describe_coverage(unknown), "");
+  EXPECT_NE(unknown.warning.find("small.json records only 12 configs"), std::string::npos) << unknown.warning;
+
+  cache.other_header_members.emplace_back(std::string(kSpaceConfigsMember), 480);
+  const ReplayCoverage part = replay_coverage(replay_space(cache), "small.json");
+  EXPECT_EQ(part.space, 480u);
+  EXPECT_EQ(describe_coverage(part), "covers 12 of 480 configs (2.5%)");
+  EXPECT_NE(part.warning.find("the scores are for the recorded subset"), std::string::npos) << part.warning;
+
+  // Fewer valid configs than records, or not a number: the file contradicts itself.
+  cache.other_header_members.back().second = 11;
+  EXPECT_THROW(replay_space(cache), InputError);
+  cache.other_header_members.back().second = "many";
+  EXPECT_THROW(replay_space(cache), InputError);
+  cache.other_header_members.back().second = -1;
+  EXPECT_THROW(replay_space(cache), InputError);
+}
+
 TEST(Replay, RefusesACacheWithoutSuccesses) {
   KernelTunerCache cache = small_cache();
   for (KernelTunerRecord& record : cache.records) {

@@ -1,5 +1,5 @@
 // A tune recorded as a Kernel Tuner cache and T4 results reads back, in both formats, as the
-// same replayable space: keys, times, failures and every parameter value.
+// same replayable space: keys, times, failures, every parameter value and the space's size.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,7 +26,7 @@ TEST(TuneRecording, RoundTripsThroughBothFormats) {
   Problem problem;
   problem.family = "demo";
   problem.dims = {{"rows", 7}, {"cols", 1001}};
-  TuneRecording recording(parameters, "demo", "Test GPU", problem);
+  TuneRecording recording(parameters, "demo", "Test GPU", problem, 6);  // 6 valid configs, 4 recorded
   const auto config = [](std::int64_t block, const char* mode) {
     Config c;
     c.values = {{"block", Value{block}}, {"mode", Value{std::string(mode)}}};
@@ -66,6 +66,7 @@ TEST(TuneRecording, RoundTripsThroughBothFormats) {
     EXPECT_DOUBLE_EQ(*space.time_ms[1], 1.0) << file;
     EXPECT_FALSE(space.time_ms[2].has_value()) << file;
     EXPECT_EQ(space.recorded_result(2).outcome, Outcome::compile_error) << file;
+    EXPECT_EQ(space.space_configs, 6u) << file;
   }
   std::filesystem::remove_all(dir);
 }

@@ -10,15 +10,6 @@
 #include "tuner/tune/export_tuned.hpp"
 
 namespace ktune {
-namespace {
-
-nlohmann::json shape_json(const Problem& problem) {
-  nlohmann::json shape = nlohmann::json::object();
-  for (const auto& [name, value] : problem.dims) shape[name] = value;
-  return shape;
-}
-
-}  // namespace
 
 BenchConfigChooser::BenchConfigChooser(Store& store, std::filesystem::path tuned_dir)
     : store_(store), tuned_dir_(std::move(tuned_dir)) {}
@@ -33,40 +24,33 @@ ChosenConfig BenchConfigChooser::choose(const KernelFamily& family, const std::s
     throw InputError(space.source() + ": no tuned config for " + problem.describe() + " on " + device.name +
                      " and the space's default is not valid there; tune it first (ktune tune -k " + family.name() +
                      " --shape ...)");
-  return {*space.default_config(), "default", 0};
+  return {*space.default_config(), "default", 0, std::nullopt};
 }
 
 std::optional<ChosenConfig> BenchConfigChooser::from_table(const KernelFamily& family, const std::string& backend,
                                                            const DeviceInfo& device, const Problem& problem) {
   const auto file = export_dir_for(tuned_dir_, backend) / (family.name() + ".json");
   auto [cached, inserted] = tables_.try_emplace(file.string());
-  if (inserted) {
-    if (!std::filesystem::exists(file)) {
-      cached->second = nullptr;  // no table for this family: its default runs
-    } else {
-      std::ifstream in = open_json_file(file, "a generated config table", "run ktune export or ktune tune to write it");
-      try {
-        cached->second = nlohmann::json::parse(in);
-      } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(file.string() + ": not valid JSON: " + parse_error_text(e));
-      }
+  if (inserted && std::filesystem::exists(file)) {
+    std::ifstream in = open_json_file(file, "a generated config table", "run ktune export or ktune tune to write it");
+    nlohmann::json json;
+    try {
+      json = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(file.string() + ": not valid JSON: " + parse_error_text(e));
     }
+    cached->second.emplace(json, file.string(), family);
   }
-  const nlohmann::json& table = cached->second;
-  if (table.is_null()) return std::nullopt;
-  if (!table.is_object() || !table.contains("entries") || !table["entries"].is_array())
-    throw InputError(file.string() + ": not a generated config table (no \"entries\" array)");
-  const nlohmann::json shape = shape_json(problem);
-  const std::string precision(to_string(problem.precision));
-  for (const auto& entry : table["entries"]) {
-    if (!entry.is_object()) continue;
-    if (entry.value("backend", "") != backend || entry.value("precision", "") != precision) continue;
-    if (!entry.contains("device") || entry["device"].value("fingerprint", "") != device.fingerprint) continue;
-    if (entry.value("shape", nlohmann::json()) != shape) continue;
-    return ChosenConfig{Config::from_json(entry.at("config"), file.string() + " entry config"), "header",
-                        entry.value("measurement_id", std::int64_t{0})};
-  }
-  return std::nullopt;
+  if (!cached->second) return std::nullopt;  // no table for this family: its default runs
+  const auto answer = cached->second->lookup(device, problem);
+  if (!answer) return std::nullopt;
+  const ConfigTableEntry& entry = *answer->entry;
+  // Says where the config came from whenever it is not this device's own entry for this problem.
+  std::string source = "header";
+  if (answer->level != tuned::MatchLevel::device)
+    source += ", " + std::string(tuned::to_string(answer->level)) + " match (tuned on " + entry.device + ")";
+  if (entry.tuned_at.key() != problem.key()) source += ", tuned at " + entry.tuned_at.describe();
+  return ChosenConfig{entry.config, source, entry.measurement_id, entry.tuned_at};
 }
 
 std::optional<ChosenConfig> BenchConfigChooser::from_database(const KernelFamily& family, const std::string& backend,
@@ -98,9 +82,10 @@ std::optional<ChosenConfig> BenchConfigChooser::from_database(const KernelFamily
       nearest = &best;
     }
   }
-  if (exact) return ChosenConfig{exact->config, "database", exact->measurement_id};
+  if (exact) return ChosenConfig{exact->config, "database", exact->measurement_id, exact->problem};
   if (nearest)
-    return ChosenConfig{nearest->config, "database, tuned at " + nearest->problem.describe(), nearest->measurement_id};
+    return ChosenConfig{nearest->config, "database, tuned at " + nearest->problem.describe(), nearest->measurement_id,
+                        nearest->problem};
   return std::nullopt;
 }
 

@@ -150,6 +150,7 @@ nlohmann::json BenchSummary::to_json() const {
                             {"problem", item.problem.to_json()},
                             {"config", item.config.to_json()},
                             {"config_source", item.config_source},
+                            {"tuned_at", item.tuned_at ? item.tuned_at->to_json() : nlohmann::json(nullptr)},
                             {"outcome", item.outcome},
                             {"repetitions_ns", item.repetitions_ns},
                             {"median_ns", std::isfinite(item.median_ns) ? nlohmann::json(item.median_ns) : nlohmann::json()},
@@ -254,6 +255,7 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     item.problem = problem;
     item.config = chosen.config;
     item.config_source = chosen.source;
+    item.tuned_at = chosen.tuned_at;
     item.baseline_name = baseline_name;
     item.baseline_ns = baseline_ns;
     if (family.memory_bound()) item.peak_bytes_per_second = peak_memory_bandwidth(summary.device);
@@ -350,8 +352,8 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
         const auto& copy_default = copy_family_on_device.space.default_config();
         if (chosen.source != "database" && chosen.source != "header" && copy_default &&
             copy_default->key() != chosen.config.key()) {
-          BenchItem other = measure("baseline", copy, ChosenConfig{*copy_default, "default", 0}, baseline_name, "",
-                                    std::nullopt);
+          BenchItem other = measure("baseline", copy, ChosenConfig{*copy_default, "default", 0, std::nullopt},
+                                    baseline_name, "", std::nullopt);
           if (other.outcome == "ok" && complete(other) && (item.outcome != "ok" || other.median_ns < item.median_ns))
             item = other;
         }
@@ -367,7 +369,7 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     const auto& default_config = on_device.space.default_config();
     if (request.with_default && default_config && !(default_config->key() == tuned.config.key()) &&
         on_device.space.violated(*default_config, context).empty())
-      runs.push_back({"default", ChosenConfig{*default_config, "default", 0}});
+      runs.push_back({"default", ChosenConfig{*default_config, "default", 0, std::nullopt}});
     for (const auto& [role, chosen] : runs) {
       if (g_stop_requested.load()) break;
       keep(measure(role, problem, chosen, role == "tuned" ? name : name + "/default", baseline_name, baseline_ns));

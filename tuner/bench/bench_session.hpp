@@ -46,6 +46,7 @@ struct BenchItem {
   Problem problem;
   Config config;
   std::string config_source;
+  std::optional<Problem> tuned_at;  // the problem its config was tuned at; nullopt for a default
   std::string baseline_name;
   std::string outcome = "ok";
   std::string message;

@@ -153,11 +153,13 @@ void register_bench(CLI::App& app, CommonOptions& common, Action& action) {
       "verified against the float64 reference and timed --repetitions times, next to the kernel's\n"
       "untuned default and, for memory-bound kernels, a copy of the same bytes (the measured\n"
       "bandwidth ceiling). Tuned configs come from the database (the best for this device and\n"
-      "shape, else from the nearest tuned shape), or from generated tables with --tuned DIR;\n"
-      "untuned problems run the default and say so. Writes Google Benchmark JSON to --out (compare\n"
-      "two with ktune compare or Google Benchmark's compare.py) and stores the run in the\n"
-      "database as history for ktune report (a database read-only to you is only read, and the\n"
-      "run is not stored). Exit 1 when a benchmark failed, 130 on Ctrl-C.");
+      "shape, else from the nearest tuned shape), or with --tuned DIR from the generated tables,\n"
+      "by the header's own lookup (fallback chain, nearest tuned shape); each result says where\n"
+      "its config came from (config_source, tuned_at); untuned problems run the default and say\n"
+      "so. Writes Google Benchmark JSON to --out (compare two with ktune compare or Google\n"
+      "Benchmark's compare.py) and stores the run in the database as history for ktune report (a\n"
+      "database read-only to you is only read, and the run is not stored). Exit 1 when a benchmark\n"
+      "failed, 130 on Ctrl-C.");
   command->add_option("--kernel,-k", options->kernels, "Only this kernel family; repeat for several (default: the suite's)");
   command->add_option("--backend,-b", options->backend, "cpu, cuda, hip or vulkan (default: the best one present)")
       ->check(non_empty("give cpu, cuda, hip or vulkan, or leave out --backend for the best one present"));

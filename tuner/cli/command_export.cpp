@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -34,6 +35,54 @@ void require_space_file(const std::string& kernel, const std::string& backend) {
                      "kernel");
 }
 
+// What the database can export: per backend, the tuned entries (best ok measurement of a
+// device and problem) of each family.
+using TunedEntryCounts = std::map<std::string, std::map<std::string, std::size_t>>;
+
+TunedEntryCounts count_tuned_entries(Store& store) {
+  TunedEntryCounts counts;
+  for (const BestMeasurement& best : store.best_measurements()) ++counts[best.backend][best.family];
+  return counts;
+}
+
+// "cpu (3 entries: rmsnorm, softmax), vulkan (1 entry: rmsnorm)"; "none" for an empty database.
+std::string describe_tuned_entries(const TunedEntryCounts& counts) {
+  std::vector<std::string> backends;
+  for (const auto& [backend, families] : counts) {
+    std::size_t entries = 0;
+    std::vector<std::string> names;
+    for (const auto& [family, count] : families) {
+      entries += count;
+      names.push_back(family);
+    }
+    backends.push_back(backend + " (" + std::to_string(entries) + (entries == 1 ? " entry: " : " entries: ") +
+                       join_names(names) + ")");
+  }
+  return backends.empty() ? "none (no config was measured ok)" : join_names(backends);
+}
+
+// The kernels to export: those asked for, each of which must have results for the backend, or
+// else every kernel that has some. Refused before anything is written, so that no empty header
+// replaces a tuned one. Exit 2 (bad input), not 1: nothing was checked and found failing; the
+// database, backend or kernel named selects nothing, as a database without measurements does.
+std::vector<std::string> kernels_with_results(Store& store, const std::string& db, const std::string& backend,
+                                              const std::vector<std::string>& asked) {
+  const TunedEntryCounts counts = count_tuned_entries(store);
+  const auto here = counts.find(backend);
+  const std::string elsewhere = "; it has results for: " + describe_tuned_entries(counts);
+  if (here == counts.end())
+    throw InputError("the database " + db + " holds no results for backend " + backend + elsewhere +
+                     ". Pass the --backend those were tuned on, or tune first (ktune tune -b " + backend + ")");
+  for (const std::string& kernel : asked)
+    if (!here->second.count(kernel))
+      throw InputError("the database " + db + " holds no results for kernel " + kernel + " on backend " + backend +
+                       elsewhere + ". Tune it first (ktune tune -k " + kernel + " -b " + backend + ")");
+  if (!asked.empty()) return asked;
+  std::vector<std::string> kernels;
+  for (const auto& [family, count] : here->second) kernels.push_back(family);
+  return kernels;
+}
+
 int run_export(const ExportOptions& given, const CommonOptions& common) {
   ExportOptions options = given;
   std::optional<SearchSpace> t1_space;
@@ -60,9 +109,9 @@ int run_export(const ExportOptions& given, const CommonOptions& common) {
     throw InputError(common.db + ": is empty and holds no measurements; run `ktune tune --db " + common.db +
                      "` first or pass another --db");
   Store store = Store::open_as_permitted(common.db);  // read without writing where the user may not write
-  std::vector<std::string> kernels = options.kernels;
-  if (kernels.empty()) kernels = store.measured_families();
-  if (kernels.empty()) throw InputError(common.db + ": holds no measurements yet; run `ktune tune` first");
+  if (store.measured_families().empty())
+    throw InputError(common.db + ": holds no measurements yet; run `ktune tune` first");
+  const std::vector<std::string> kernels = kernels_with_results(store, common.db, options.backend, options.kernels);
   if (!t1_space)
     for (const auto& kernel : kernels) require_space_file(kernel, options.backend);
   nlohmann::json written = nlohmann::json::array();
@@ -87,7 +136,9 @@ void register_export(CLI::App& app, CommonOptions& common, Action& action) {
       "Writes <out>/<backend>/<kernel>.hpp and .json holding the best config per device, precision and\n"
       "shape, in namespace ktune::tuned::<backend>::<kernel>.\n"
       "Lookup in the header falls back device -> architecture -> vendor -> default, nearest shape first.\n"
-      "A database read-only to you (the file or its folder) is read without writing to it.");
+      "A database read-only to you (the file or its folder) is read without writing to it.\n"
+      "Exits 2, writing nothing, when the database holds no results for the backend (or for a\n"
+      "--kernel asked for), and says what it does hold.");
   command->add_option("--kernel,-k", options->kernels, "Kernel to export; repeat for several (default: all measured)");
   command->add_option("--backend,-b", options->backend,
                       "Backend whose results to export (with --t1: the spec's Language unless given)")

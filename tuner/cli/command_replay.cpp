@@ -1,6 +1,7 @@
 // `ktune replay --cache FILE`: scores search strategies offline, against the recorded times of a
 // fully measured space (a Kernel Tuner cache or T4 results), over several seeds. No device is
-// needed.
+// needed. A recording of only part of its space, or of too few configs, is replayed with a
+// warning (replay_coverage); times print in the unit that suits them, and stay ms in the JSON.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,8 +32,16 @@ struct ReplayOptions {
   std::uint64_t seed = 1;
 };
 
-// Every budget asked for, in evaluations; 5% of the space when none is given.
+// Every budget asked for, in evaluations; 5% of the space when none is given. A --budget above
+// the recorded configs is refused rather than capped: every run would evaluate all of them, as
+// random sampling would, so every strategy would score 1 and say nothing (--budget-fraction is
+// at most 1, the whole recording).
 std::vector<std::size_t> budgets_for(const ReplayOptions& options, std::size_t space_size) {
+  for (const std::size_t budget : options.budgets)
+    if (budget > space_size)
+      throw InputError("--budget " + std::to_string(budget) + ": " + options.cache_file + " records only " +
+                       std::to_string(space_size) + " configs, so every strategy would evaluate them all and score 1; "
+                       "give --budget " + std::to_string(space_size) + " or less, or a --budget-fraction");
   std::vector<std::size_t> budgets = options.budgets;
   for (const double fraction : options.budget_fractions)
     budgets.push_back(std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(fraction * space_size))));
@@ -46,15 +55,19 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
+// A recorded time (ms, as the files hold them) in the unit that suits it.
+std::string duration_ms(double ms) { return format_duration_ns(ms * 1e6); }
+
 void print_table(const std::vector<StrategyScore>& scores, const std::vector<ReplayBaseline>& baselines,
                  const std::vector<std::string>& requested) {
   std::vector<std::vector<std::string>> rows{
-      {"budget", "strategy", "mean best (ms)", "mean score", "stddev", "optimum (ms)", "random expects (ms)"}};
+      {"budget", "strategy", "mean best", "mean score", "stddev", "optimum", "random expects"}};
   for (std::size_t i = 0; i < scores.size(); ++i) {
     const StrategyScore& s = scores[i];
     const std::string name = requested[i] == s.strategy ? s.strategy : requested[i] + " (" + s.strategy + ")";
-    rows.push_back({std::to_string(s.budget), name, fixed(s.mean_best_ms, 4), fixed(s.mean_score, 3),
-                    fixed(s.stddev_score, 3), fixed(baselines[i].optimum_ms, 4), fixed(baselines[i].random_ms, 4)});
+    rows.push_back({std::to_string(s.budget), name, duration_ms(s.mean_best_ms), fixed(s.mean_score, 3),
+                    fixed(s.stddev_score, 3), duration_ms(baselines[i].optimum_ms),
+                    duration_ms(baselines[i].random_ms)});
   }
   std::vector<std::size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows)
@@ -86,10 +99,18 @@ nlohmann::json result_json(const StrategyScore& score, const ReplayBaseline& bas
           {"random_expected_ms", baseline.random_ms}};
 }
 
+nlohmann::json coverage_json(const ReplayCoverage& coverage) {
+  return {{"recorded", coverage.recorded},
+          {"space", coverage.space ? nlohmann::json(*coverage.space) : nlohmann::json(nullptr)},
+          {"warning", coverage.warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(coverage.warning)}};
+}
+
 int run_replay(ReplayOptions options, const CommonOptions& common) {
   if (options.strategies.empty()) options.strategies = {kDefaultStrategy};
   for (const std::string& strategy : options.strategies) check_strategy_name(strategy);
   const ReplaySpace space = load_replay_space(options.cache_file);
+  const std::vector<std::size_t> budgets = budgets_for(options, space.valid.size());
+  const ReplayCoverage coverage = replay_coverage(space, options.cache_file);
   std::vector<PriorSpace> priors;
   for (const std::string& file : options.prior_files) priors.push_back(load_prior_space(file));
   if (options.default_first && options.starting_points_file.empty())
@@ -116,10 +137,13 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
   prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(held));
   const std::size_t prior_valid_here = PriorQueue(SpaceIndex(space.valid), space.valid, prior).size();
 
+  // Said before the scoring, which can take minutes, and on stderr in either output mode.
+  if (!coverage.warning.empty()) std::cerr << "ktune: warning: " << coverage.warning << "\n";
+
   std::vector<StrategyScore> scores;
   std::vector<ReplayBaseline> baselines;
   std::vector<std::string> requested;
-  for (const std::size_t budget : budgets_for(options, space.valid.size())) {
+  for (const std::size_t budget : budgets) {
     const ReplayBaseline baseline = replay_baseline(space, budget);
     for (const std::string& strategy : options.strategies) {
       // "auto" is scored, and reported, as the strategy it stands for on this space and prior.
@@ -139,6 +163,7 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
                      {"kernel", space.kernel},
                      {"device", space.device},
                      {"configs", space.valid.size()},
+                     {"coverage", coverage_json(coverage)},
                      {"first_seed", options.seed},
                      {"results", rows}});
     nlohmann::json prior_json = nlohmann::json::array();
@@ -153,8 +178,9 @@ int run_replay(ReplayOptions options, const CommonOptions& common) {
     return 0;
   }
   std::cout << (space.kernel.empty() ? options.cache_file : space.kernel)
-            << (space.device.empty() ? "" : " on " + space.device) << ": " << space.valid.size() << " configs, "
-            << options.repeats << " repeats from seed " << options.seed << "\n";
+            << (space.device.empty() ? "" : " on " + space.device) << ": "
+            << (coverage.space ? describe_coverage(coverage) : std::to_string(space.valid.size()) + " configs")
+            << ", " << options.repeats << " repeats from seed " << options.seed << "\n";
   if (!prior.empty())
     std::cout << "prior: " << prior.size() << " configs (" << prior.size() - starting_points << " from "
               << priors.size() << " spaces, " << starting_points << " starting points), " << prior_valid_here
@@ -174,7 +200,8 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
       "over several seeds.\n"
       "score = (best found - random) / (optimum - random), where random is the expected best of\n"
       "random sampling without replacement with the same budget: 0 is no better than random,\n"
-      "1 always finds the optimum.");
+      "1 always finds the optimum. A file that records only part of its space (ktune's recordings\n"
+      "say how much) or fewer than 100 configs is replayed with a warning: its scores mislead.");
   command->add_option("--cache", options->cache_file,
                       "Kernel Tuner cache or T4 results (.json or .json.gz) of a brute-forced space")
       ->required()
@@ -197,7 +224,8 @@ void register_replay(CLI::App& app, CommonOptions& common, Action& action) {
   command->add_option("--strategy", options->strategies,
                       std::string("Strategy to score; repeat for several (default: ") + kDefaultStrategy +
                           ": tpe with a prior valid here, forest without)");
-  command->add_option("--budget", options->budgets, "Evaluations per run; repeat for several")
+  command->add_option("--budget", options->budgets,
+                      "Evaluations per run, at most the configs the file records; repeat for several")
       ->check(CLI::Range(std::size_t{1}, std::numeric_limits<std::size_t>::max() / 2));
   command->add_option("--budget-fraction", options->budget_fractions,
                       "Evaluations per run as a fraction of the space, e.g. 0.02; repeat for several\n"

@@ -41,6 +41,12 @@ enum class KernelTunerFailure {
 inline constexpr KernelTunerFailure kAllKernelTunerFailures[] = {
     KernelTunerFailure::invalid_config, KernelTunerFailure::compilation_failed, KernelTunerFailure::runtime_failed};
 
+// The header member (and, in T4 results, the metadata member) in which a space ktune recorded
+// says how many valid configs the whole space has for the recorded problem and device, so that
+// a replay can tell a recording of the whole space from one of a part of it. Kernel Tuner
+// ignores header members it does not know; its own caches lack this one.
+inline constexpr std::string_view kSpaceConfigsMember = "ktune_space_configs";
+
 std::string_view to_string(KernelTunerFailure failure);
 std::optional<KernelTunerFailure> parse_kernel_tuner_failure(std::string_view name);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -27,6 +28,23 @@ std::uint64_t saturating_product(const std::vector<Parameter>& parameters) {
                 : total * count;
   }
   return total;
+}
+
+// The file's kSpaceConfigsMember, when it has one. InputError when it is not a whole number or
+// is below the records' count (a space cannot have fewer valid configs than were measured).
+std::optional<std::uint64_t> recorded_space_configs(const KernelTunerCache& cache) {
+  for (const auto& [name, value] : cache.other_header_members) {
+    if (name != kSpaceConfigsMember) continue;
+    if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<std::int64_t>() < 0))
+      throw InputError(cache.kernel_name + ": \"" + name + "\" is " + value.dump() +
+                       ", not a whole number of valid configs");
+    const auto configs = value.get<std::uint64_t>();
+    if (configs < cache.records.size())
+      throw InputError(cache.kernel_name + ": \"" + name + "\" says the space has " + std::to_string(configs) +
+                       " valid configs, but the file records " + std::to_string(cache.records.size()));
+    return configs;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -89,7 +107,8 @@ ReplaySpace replay_space(const KernelTunerCache& cache) {
     if (is_number(v)) problem_size.push_back(as_double(v, "problem_size"));
   return ReplaySpace{cache.kernel_name, cache.device_name,
                      ValidConfigs(std::move(parameters), std::move(indices), total, 0.0),
-                     std::move(keys), std::move(times), std::move(failures), std::move(problem_size)};
+                     std::move(keys), std::move(times), std::move(failures), std::move(problem_size),
+                     recorded_space_configs(cache)};
 }
 
 ReplaySpace replay_space(const T4Results& results) {
@@ -129,6 +148,9 @@ ReplaySpace replay_space(const T4Results& results) {
     return std::get<std::string>(a) < std::get<std::string>(b);
   };
   for (auto& [name, values] : cache.tune_params) std::sort(values.begin(), values.end(), ascending);
+  const std::string space_member(kSpaceConfigsMember);
+  if (results.metadata.is_object() && results.metadata.contains(space_member))
+    cache.other_header_members.emplace_back(space_member, results.metadata.at(space_member));
   return replay_space(cache);
 }
 
@@ -145,6 +167,34 @@ ReplaySpace load_replay_space(const std::filesystem::path& file) {
   }
   if (t4) return replay_space(read_t4_results(text, file.string()));
   return replay_space(read_kernel_tuner_cache(text, file.string()));
+}
+
+ReplayCoverage replay_coverage(const ReplaySpace& space, const std::string& file) {
+  ReplayCoverage coverage{space.valid.size(), space.space_configs, ""};
+  std::vector<std::string> reasons;
+  if (coverage.space && coverage.recorded < *coverage.space)
+    reasons.push_back(file + " " + describe_coverage(coverage) +
+                      " of its space: the scores are for the recorded subset (how fast each strategy finds the best "
+                      "of those " + std::to_string(coverage.recorded) +
+                      " configs), not for the space; record the whole space (ktune tune --strategy brute_force "
+                      "--record DIR) to score strategies on it");
+  if (coverage.recorded < kMinReplayConfigs)
+    reasons.push_back(file + " records only " + std::to_string(coverage.recorded) + " configs, fewer than the " +
+                      std::to_string(kMinReplayConfigs) +
+                      " that scores need to tell strategies apart: at the default budget (5%) a run has under 5 "
+                      "evaluations, most of them the start-up before any model");
+  coverage.warning = join_names(reasons, "; ");
+  return coverage;
+}
+
+std::string describe_coverage(const ReplayCoverage& coverage) {
+  if (!coverage.space) return "";
+  char percent[32];
+  std::snprintf(percent, sizeof percent, "%.3g%%",
+                *coverage.space ? 100.0 * static_cast<double>(coverage.recorded) / static_cast<double>(*coverage.space)
+                                : 100.0);
+  return "covers " + std::to_string(coverage.recorded) + " of " + std::to_string(*coverage.space) + " configs (" +
+         percent + ")";
 }
 
 double expected_best_of_random(std::vector<double> times_ms, std::size_t budget) {

@@ -41,6 +41,10 @@ struct ReplaySpace {
   std::vector<std::optional<double>> time_ms;  // per config; nullopt for a failed record
   std::vector<std::optional<KernelTunerFailure>> failure;
   std::vector<double> problem_size;  // the file's numeric problem_size entries (caches; empty for T4)
+  // The valid configs of the whole space the file was recorded from, when the file says
+  // (kSpaceConfigsMember: ktune's recordings); Kernel Tuner's caches do not, as their
+  // restrictions are not in the file.
+  std::optional<std::uint64_t> space_configs;
 
   // What evaluating config `index` gave when the space was measured.
   EvaluationResult recorded_result(std::size_t index) const;
@@ -56,6 +60,23 @@ ReplaySpace replay_space(const KernelTunerCache& cache);
 ReplaySpace replay_space(const T4Results& results);
 // Either format, told apart by content.
 ReplaySpace load_replay_space(const std::filesystem::path& file);
+
+// Recorded spaces smaller than this score strategies on too few evaluations to tell them apart:
+// at the default budget, 5% of the space, 100 configs give 5 evaluations, 3 of which are the
+// smallest start-up forest and tpe spread out before their model (model_based_strategy.cpp);
+// fewer leave the model one proposal or none, so a score measures the start-up's luck.
+constexpr std::size_t kMinReplayConfigs = 100;
+
+// What part of its space a recorded file covers, and why its scores may mislead.
+struct ReplayCoverage {
+  std::size_t recorded = 0;            // configs the file records
+  std::optional<std::uint64_t> space;  // valid configs of the whole space, when the file says
+  std::string warning;                 // empty when neither a part of the space nor too small
+};
+// `file` names the recording in the warning.
+ReplayCoverage replay_coverage(const ReplaySpace& space, const std::string& file);
+// "covers 12 of 480 configs (2.5%)"; "" when the space's size is not known.
+std::string describe_coverage(const ReplayCoverage& coverage);
 
 // The expected minimum of `budget` times drawn without replacement from `times_ms`, exactly:
 // with the times sorted, the k-th smallest (1-based, of N) is the minimum with probability

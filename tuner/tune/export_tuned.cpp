@@ -15,6 +15,13 @@ std::filesystem::path export_dir_for(const std::filesystem::path& out_dir, const
   return out_dir / backend;
 }
 
+std::vector<std::string> option_dim_names(const KernelFamily& family) {
+  std::vector<std::string> names;
+  for (const auto& dim : family.dims())
+    if (dim.min_value == 0 || dim.exact) names.push_back(dim.name);
+  return names;
+}
+
 ExportedFamily export_tuned_family(Store& store, const std::string& family_name, const std::string& backend,
                                    const std::filesystem::path& out_dir, const SearchSpace* given_space) {
   const KernelFamily& family = find_family(family_name);
@@ -22,10 +29,8 @@ ExportedFamily export_tuned_family(Store& store, const std::string& family_name,
   ExportFamily input;
   input.family = family.name();
   input.backend = backend;
-  for (const auto& dim : family.dims()) {
-    input.dim_names.push_back(dim.name);
-    if (dim.min_value == 0 || dim.exact) input.option_dims.push_back(dim.name);
-  }
+  for (const auto& dim : family.dims()) input.dim_names.push_back(dim.name);
+  input.option_dims = option_dim_names(family);
   input.param_names = space.parameter_names();
   for (const Parameter& parameter : space.parameters())
     if (std::all_of(parameter.values.begin(), parameter.values.end(),

@@ -11,7 +11,7 @@
 namespace ktune {
 
 TuneRecording::TuneRecording(std::vector<Parameter> parameters, std::string kernel, std::string device,
-                             const Problem& problem) {
+                             const Problem& problem, std::uint64_t space_configs) {
   cache_.kernel_name = std::move(kernel);
   cache_.device_name = std::move(device);
   for (const auto& dim : problem.dims) cache_.problem_size.emplace_back(std::in_place_type<std::int64_t>, dim.second);
@@ -20,6 +20,7 @@ TuneRecording::TuneRecording(std::vector<Parameter> parameters, std::string kern
     cache_.tune_params.emplace_back(parameter.name, std::move(parameter.values));
   }
   cache_.objective = "time";
+  cache_.other_header_members.emplace_back(std::string(kSpaceConfigsMember), space_configs);
 }
 
 void TuneRecording::add(const Config& config, const EvaluationResult& result) {
@@ -66,7 +67,10 @@ std::vector<std::filesystem::path> save_recording(const TuneRecording& recording
   const std::filesystem::path cache_file = dir / (stem + ".json.gz");
   const std::filesystem::path t4_file = dir / (stem + "_T4.json.gz");
   save_kernel_tuner_cache(recording.kernel_tuner_cache(), cache_file);
-  save_t4_results(t4_from_kernel_tuner_cache(recording.kernel_tuner_cache()), t4_file);
+  T4Results t4 = t4_from_kernel_tuner_cache(recording.kernel_tuner_cache());
+  for (const auto& [name, value] : recording.kernel_tuner_cache().other_header_members)
+    if (name == kSpaceConfigsMember) t4.metadata[name] = value;
+  save_t4_results(t4, t4_file);
   return {cache_file, t4_file};
 }
 

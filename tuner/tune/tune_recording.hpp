@@ -2,11 +2,12 @@
 // Tuner, its simulation mode and `ktune replay` replay) and T4 results (the auto-tuning
 // community's results format). A brute-force tune recorded this way is a fully measured space.
 //
-//   TuneRecording recording(space_parameters, "rmsnorm", device_name, problem);
+//   TuneRecording recording(valid.parameters(), "rmsnorm", device_name, problem, valid.size());
 //   recording.add(config, result);             // for every visited config, reused ones too
 //   save_recording(recording, "spaces", "cuda", problem);   // the cache and the T4 results
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -21,7 +22,10 @@ namespace ktune {
 
 class TuneRecording {
  public:
-  TuneRecording(std::vector<Parameter> parameters, std::string kernel, std::string device, const Problem& problem);
+  // `space_configs`: the valid configs of the tuned space for this problem and device, written
+  // as kSpaceConfigsMember so that a replay knows what part of the space was visited.
+  TuneRecording(std::vector<Parameter> parameters, std::string kernel, std::string device, const Problem& problem,
+                std::uint64_t space_configs);
 
   void add(const Config& config, const EvaluationResult& result);
   std::size_t size() const { return cache_.records.size(); }

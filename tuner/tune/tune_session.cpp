@@ -405,7 +405,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     return index;
   };
 
-  TuneRecording recording(valid.parameters(), in.family.name(), device.name, problem);
+  TuneRecording recording(valid.parameters(), in.family.name(), device.name, problem, valid.size());
   const std::size_t planned = request.budget ? std::min(*request.budget, valid.size()) : valid.size();
   observer.started(summary, planned);
 
