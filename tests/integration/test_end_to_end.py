@@ -82,7 +82,7 @@ class EndToEnd(harness.KtuneTestCase):
         # (exit 2, bad input: the options select nothing), names what the database does hold, and
         # leaves no empty header behind.
         for kernel in ("rmsnorm", "swiglu"):
-            self.ktune_json("tune", "--kernel", kernel, "--backend", "cpu", "--shape", "rows=8,cols=64",
+            self.tune_json("--kernel", kernel, "--backend", "cpu", "--shape", "rows=8,cols=64",
                             "--budget", "2", "--db", self.db, "--no-export", *FAST)
         out = os.path.join(self.dir, "tuned")
         holds = "it has results for: cpu (2 entries: rmsnorm, swiglu)"

@@ -44,7 +44,7 @@ class Replay(harness.KtuneTestCase):
         # A budgeted tune recorded 10 of its space's valid configs; the recording says how many the
         # space has, and replay says what the scores are worth.
         record = os.path.join(self.dir, "recorded")
-        tune = self.ktune_json("tune", "--kernel", "rmsnorm", "--backend", "cpu", "--shape", "rows=32,cols=512",
+        tune = self.tune_json("--kernel", "rmsnorm", "--backend", "cpu", "--shape", "rows=32,cols=512",
                                "--strategy", "random", "--budget", "10", "--db", self.db, "--no-export",
                                "--record", record, "--max-seconds-per-config", "0.02", "--min-samples", "3")
         valid = tune["space"]["valid"]
