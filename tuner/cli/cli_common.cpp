@@ -201,11 +201,23 @@ std::string unknown_option(const CLI::App& command, const std::vector<std::strin
 
 }  // namespace
 
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); }))
+    names.push_back(command->get_name());
+  return names;
+}
+
+std::string unknown_command(const CLI::App& app, const std::string& word) {
+  const std::vector<std::string> commands = command_names(app);
+  const std::string meant = closest_name(word, commands);
+  return "unknown command '" + word + "'" + (meant.empty() ? "" : " (did you mean '" + meant + "'?)") +
+         "; valid commands: " + join_names(commands) + ". Run `ktune --help` for what each does";
+}
+
 std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& error,
                                  const std::vector<std::string>& argv) {
-  std::vector<std::string> commands;
-  for (const CLI::App* command : app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); }))
-    commands.push_back(command->get_name());
+  const std::vector<std::string> commands = command_names(app);
   const auto parsed = app.get_subcommands();
   if (parsed.empty()) {
     // No command was recognised: say which word was taken for one, and list them.
@@ -213,10 +225,7 @@ std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& err
     for (std::size_t i = 1; i < argv.size() && word.empty(); ++i)
       if (!argv[i].empty() && argv[i][0] != '-') word = argv[i];
     const std::string valid = "; valid commands: " + join_names(commands) + ". Run `ktune --help` for what each does";
-    if (!word.empty()) {
-      const std::string meant = closest_name(word, commands);
-      return "unknown command '" + word + "'" + (meant.empty() ? "" : " (did you mean '" + meant + "'?)") + valid;
-    }
+    if (!word.empty()) return unknown_command(app, word);
     if (dynamic_cast<const CLI::RequiredError*>(&error)) return "no command given" + valid;
     return std::string(error.what()) + valid;
   }

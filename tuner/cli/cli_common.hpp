@@ -54,6 +54,12 @@ void check_arch(const std::string& backend, const std::string& arch);
 // the command's own options are parsed (`ktune --json list` is `ktune list --json`).
 std::vector<std::string> options_after_command(const std::vector<std::string>& argv);
 
+// The names of ktune's commands (those --help lists), in order.
+std::vector<std::string> command_names(const CLI::App& app);
+// "unknown command 'tnue' (did you mean 'tune'?); valid commands: ...": for `ktune WORD` and
+// `ktune help WORD` alike.
+std::string unknown_command(const CLI::App& app, const std::string& word);
+
 // The usage error CLI11 reported, in ktune's words: the unknown command or the bad option, and
 // which --help to read.
 std::string describe_usage_error(const CLI::App& app, const CLI::ParseError& error,

@@ -31,8 +31,6 @@ struct SpaceOptions {
   std::string where;
   std::string format;               // empty: table, or json with --json
   std::optional<std::size_t> limit;  // absent: the format's default
-  std::string db_ignored;           // where the parser puts --db's value
-  bool db_given = false;            // --db, which space refuses: it reads no database
 };
 
 // A space built for one problem on one device (or from a T1 spec), with what it was built from.
@@ -149,8 +147,6 @@ int print_list(const BuiltSpace& built, const ValidConfigs& valid, const SpaceOp
 }
 
 int run_space(const SpaceOptions& options, const CommonOptions& common) {
-  if (options.db_given)
-    throw InputError("--db: ktune space builds a search space and reads no results database; leave out --db");
   if (options.list) chosen_format(options, common);  // a contradiction is reported before the space is built
   const BuiltSpace built = options.t1.empty() ? build_family_space(options) : build_t1_space(options);
   const ValidConfigs valid = built.space->enumerate(built.context);
@@ -221,12 +217,10 @@ void register_space(CLI::App& app, CommonOptions& common, Action& action) {
       ->type_name("N")
       ->needs(list)
       ->check(whole_number(0, std::numeric_limits<std::size_t>::max(), "a whole number of configs, 0 for all (e.g. 50)"));
-  // Not add_common_options: space takes --json but reads no database. --db is still accepted by
-  // the parser, hidden, so that giving it is refused with a message saying why, not as unknown.
+  // Not add_common_options: space takes --json but reads no database, and a --db given to it is
+  // refused as every command that reads none refuses it (describe_usage_error says why).
   command->add_flag("--json", common.json, "Print one machine-readable JSON document on stdout (with --list: the configs)");
-  auto* db = command->add_option("--db", options->db_ignored)->expected(0, 1)->group("");
-  command->callback([options, db, &common, &action] {
-    options->db_given = db->count() > 0;
+  command->callback([options, &common, &action] {
     action = [options, &common] { return run_space(*options, common); };
   });
 }

@@ -65,14 +65,9 @@ int main(int argc, char** argv) {
   // `ktune help [command]` is `ktune [command] --help`.
   std::vector<std::string> given = common.argv;
   if (given.size() >= 2 && given[1] == "help") {
-    std::vector<std::string> names;
-    for (const CLI::App* command : app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); }))
-      names.push_back(command->get_name());
+    const std::vector<std::string> names = ktune::cli::command_names(app);
     if (given.size() >= 3 && std::find(names.begin(), names.end(), given[2]) == names.end()) {
-      const std::string meant = ktune::cli::closest_name(given[2], names);
-      std::cerr << "ktune: error: help: unknown command '" << given[2] << "'"
-                << (meant.empty() ? "" : " (did you mean '" + meant + "'?)") << "; valid commands: "
-                << ktune::join_names(names) << "\n";
+      std::cerr << "ktune: error: help: " << ktune::cli::unknown_command(app, given[2]) << "\n";
       return static_cast<int>(ktune::ExitCode::bad_input);
     }
     given.erase(given.begin() + 1);
@@ -111,18 +106,15 @@ int main(int argc, char** argv) {
   };
   try {
     return output_written(action());
-  } catch (const ktune::BackendUnavailable& e) {
+  } catch (const ktune::KtuneError& e) {
     std::string message = e.what();
+    // No device: what to do instead depends on the command as it was given.
     const auto parsed = app.get_subcommands();
-    if (message.rfind("no ", 0) == 0 && !parsed.empty())
+    if (dynamic_cast<const ktune::BackendUnavailable*>(&e) && message.rfind("no ", 0) == 0 && !parsed.empty())
       if (const std::string hint = ktune::cli::no_device_hint(parsed.front()->get_name(), arguments); !hint.empty())
         message += " " + hint;
     std::cerr << "ktune: error: " << message << "\n";
     if (json_requested) ktune::cli::print_json({{"error", message}, {"exit_code", static_cast<int>(e.code())}});
-    return static_cast<int>(e.code());
-  } catch (const ktune::KtuneError& e) {
-    std::cerr << "ktune: error: " << e.what() << "\n";
-    if (json_requested) ktune::cli::print_json({{"error", e.what()}, {"exit_code", static_cast<int>(e.code())}});
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::cerr << "ktune: internal error: " << e.what() << "\n";
