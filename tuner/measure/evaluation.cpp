@@ -12,7 +12,8 @@ nlohmann::json EvaluationResult::to_json() const {
           {"samples_ns", samples_ns},
           {"error", std::isnan(error) ? nlohmann::json(nullptr) : nlohmann::json(error)},  // JSON has no NaN
           {"compile_ms", compile_ms},
-          {"environment", environment}};
+          {"environment", environment},
+          {"device_time", {{"kernel_ns", device_time.kernel_ns}, {"between_ns", device_time.between_ns}}}};
 }
 
 EvaluationResult EvaluationResult::from_json(const nlohmann::json& json) {
@@ -27,6 +28,10 @@ EvaluationResult EvaluationResult::from_json(const nlohmann::json& json) {
   result.error = error.is_null() ? std::nan("") : error.get<double>();
   result.compile_ms = json.value("compile_ms", 0.0);
   result.environment = json.value("environment", nlohmann::json::object());
+  if (const auto time = json.find("device_time"); time != json.end() && time->is_object()) {
+    result.device_time.kernel_ns = time->value("kernel_ns", 0.0);
+    result.device_time.between_ns = time->value("between_ns", 0.0);
+  }
   return result;
 }
 
