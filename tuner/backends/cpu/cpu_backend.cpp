@@ -8,6 +8,7 @@
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/cpu_kernel.hpp"
 #include "tuner/backends/cpu/cpu_device.hpp"
+#include "tuner/measure/engine.hpp"
 #include "tuner/measure/verify.hpp"
 
 namespace ktune {
@@ -35,13 +36,16 @@ struct CpuBackend::ProblemState {
   std::vector<CpuTensor> tensors;
   std::vector<std::string> tensor_names;
   HostTensors expected;  // reference outputs (inputs too, unused after setup)
+  // The initial contents of each read-write tensor (empty elsewhere), copied back before every
+  // launch so that every sample computes the same thing.
+  std::vector<std::vector<char>> pristine;
 };
 
 CpuBackend::CpuBackend() : device_(describe_host_cpu()), pool_(static_cast<int>(device_.limits.at("hardware_threads"))) {}
 CpuBackend::~CpuBackend() = default;
 
-CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family, const Problem& problem,
-                                                      std::uint64_t seed) {
+CpuBackend::ProblemState& CpuBackend::problem_state(const KernelFamily& family, const Problem& problem,
+                                                    std::uint64_t seed) {
   // The family too: Problem::key() leaves it out, and one worker may serve several (ktune bench).
   const std::string key = problem.family + ":" + problem.key() + "#" + std::to_string(seed);
   if (state_ && state_->key == key) return *state_;
@@ -61,6 +65,11 @@ CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family
       cpu::store_values(state->specs[t].precision(problem), host[t], state->buffers.back().get());
       cpu::load_values(state->specs[t].precision(problem), state->buffers.back().get(), host[t]);
     }
+    state->pristine.emplace_back();
+    if (state->specs[t].read_write) {
+      const char* stored = static_cast<const char*>(state->buffers.back().get());
+      state->pristine.back().assign(stored, stored + bytes);
+    }
   }
   family.reference(problem, host);
   state->expected = std::move(host);
@@ -68,79 +77,117 @@ CpuBackend::ProblemState& CpuBackend::prepare_problem(const KernelFamily& family
   return *state_;
 }
 
-EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
-                                      const VariantBuild&, const MeasureSettings& settings) {
-  EvaluationResult result;
+// A CPU variant: the kernel's prepared launch over the problem's buffers, timed on the host.
+class CpuVariant final : public LoadedVariant {
+ public:
+  CpuVariant(CpuBackend::ProblemState& state, const Problem& problem, std::function<void()> launch)
+      : state_(state), problem_(problem), launch_(std::move(launch)) {}
+
+  void run_poisoned() override {
+    for (std::size_t t = 0; t < state_.specs.size(); ++t)
+      if (state_.specs[t].is_output && !state_.specs[t].read_write) std::memset(state_.buffers[t].get(), 0xFF, state_.bytes[t]);
+    restore();
+    launch_();
+  }
+  std::vector<OutputCopy> read_outputs() override {  // already on the host
+    std::vector<OutputCopy> outputs;
+    for (std::size_t t = 0; t < state_.specs.size(); ++t)
+      if (state_.specs[t].is_output)
+        outputs.push_back({static_cast<const char*>(state_.buffers[t].get()), state_.bytes[t],
+                           state_.specs[t].precision(problem_), state_.expected[t]});
+    return outputs;
+  }
+  void warm_up(int runs) override {
+    for (int i = 0; i < runs; ++i) {
+      restore();
+      launch_();
+    }
+  }
+  // Warm-cache samples (no eviction on the CPU), each timed with steady_clock; restores of
+  // read-write tensors happen outside the timed span and count as time between samples.
+  SampleBatch time(std::size_t count, bool) override {
+    using Clock = std::chrono::steady_clock;
+    SampleBatch batch;
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto before = Clock::now();
+      restore();
+      const auto start = Clock::now();
+      launch_();
+      const auto stop = Clock::now();
+      batch.between_ns += std::chrono::duration<double, std::nano>(start - before).count();
+      batch.kernel_ns.push_back(std::chrono::duration<double, std::nano>(stop - start).count());
+    }
+    return batch;
+  }
+  bool queues_samples() const override { return false; }
+  // The kernel runs on every core: the outputs are compared before timing, not during it.
+  bool host_idle_while_timing() const override { return false; }
+
+ private:
+  void restore() {
+    for (std::size_t t = 0; t < state_.specs.size(); ++t)
+      if (state_.specs[t].read_write) std::memcpy(state_.buffers[t].get(), state_.pristine[t].data(), state_.bytes[t]);
+  }
+
+  CpuBackend::ProblemState& state_;
+  const Problem& problem_;
+  std::function<void()> launch_;
+};
+
+void CpuBackend::prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+  problem_state(family, problem, seed);
+}
+
+std::unique_ptr<LoadedVariant> CpuBackend::load(const KernelFamily& family, const Problem& problem,
+                                                const Config& config, const VariantBuild&, EvaluationResult& result) {
   const CpuKernel* kernel = family.cpu_kernel();
   if (!kernel) {
     result.outcome = Outcome::unsupported;
     result.message = family.name() + " has no CPU implementation";
-    return result;
+    return nullptr;
   }
-  if (element_bytes(problem.precision) == 0 ||
-      !cpu::with_any_storage_type(problem.precision, []<typename T>() {})) {
+  if (element_bytes(problem.precision) == 0 || !cpu::with_any_storage_type(problem.precision, []<typename T>() {})) {
     result.outcome = Outcome::unsupported;
     result.message = "the CPU backend has no storage for " + std::string(to_string(problem.precision));
-    return result;
+    return nullptr;
   }
-  ProblemState& state = prepare_problem(family, problem, settings.seed);
-
-  std::function<void()> launch;
+  ProblemState& state = *state_;
   const auto build_start = std::chrono::steady_clock::now();
+  std::function<void()> launch;
   try {
     launch = kernel->prepare({problem, config, state.tensors, state.tensor_names, pool_});
   } catch (const UnsupportedConfig& e) {
     result.outcome = Outcome::unsupported;
     result.message = e.what();
-    return result;
+    return nullptr;
   } catch (const std::bad_alloc& e) {
     result.outcome = Outcome::out_of_memory;
     result.message = std::string("the variant's memory could not be allocated while preparing it (") + e.what() + ")";
-    return result;
+    return nullptr;
   }
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count();
+  return std::make_unique<CpuVariant>(state, problem, std::move(launch));
+}
 
-  // Verification run on poisoned outputs: 0xFF bytes are NaN in every float format, so an
-  // output element the kernel forgets to write fails the check.
-  for (std::size_t t = 0; t < state.specs.size(); ++t)
-    if (state.specs[t].is_output) std::memset(state.buffers[t].get(), 0xFF, state.bytes[t]);
+std::optional<DeviceFault> CpuBackend::fault(std::exception_ptr error, MeasurePhase phase) const {
   try {
-    launch();
+    std::rethrow_exception(error);
   } catch (const std::bad_alloc& e) {
-    result.outcome = Outcome::out_of_memory;
-    result.message = std::string("the variant's memory could not be allocated while running it (") + e.what() + ")";
-    return result;
+    const char* when = phase == MeasurePhase::first_run ? "running it" : "measuring it";
+    return DeviceFault{Outcome::out_of_memory,
+                       std::string("the variant's memory could not be allocated while ") + when + " (" + e.what() + ")"};
   } catch (const std::exception& e) {
-    result.outcome = Outcome::launch_error;
-    result.message = e.what();
-    return result;
+    if (phase != MeasurePhase::first_run) return std::nullopt;
+    return DeviceFault{Outcome::launch_error, e.what()};
+  } catch (...) {
+    return std::nullopt;
   }
-  std::vector<StoredOutput> outputs;
-  for (std::size_t t = 0; t < state.specs.size(); ++t)
-    if (state.specs[t].is_output)
-      outputs.push_back({state.buffers[t].get(), state.specs[t].precision(problem), state.expected[t]});
-  result.error = stored_outputs_error(outputs);
-  const Verdict verdict = judge_error(result.error, family.tolerance(problem.precision));
-  if (!verdict.passed) {
-    result.outcome = Outcome::wrong_result;
-    result.message = verdict.message;
-    return result;
-  }
+}
 
-  for (int i = 0; i < settings.warmup_runs; ++i) launch();
-  StoppingRule rule(settings.stopping);
-  while (!rule.done()) {
-    const auto start = std::chrono::steady_clock::now();
-    launch();
-    const auto stop = std::chrono::steady_clock::now();
-    const double ns = std::chrono::duration<double, std::nano>(stop - start).count();
-    result.samples_ns.push_back(ns);
-    rule.add(ns);
-  }
-  result.stats = summarize(result.samples_ns);
-  result.outcome = Outcome::ok;
-  result.message = verdict.message + "; " + rule.reason();
-  return result;
+EvaluationResult CpuBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                                      const VariantBuild& build, const MeasureSettings& settings) {
+  bool healthy = true;  // a CPU variant cannot poison the process's state the way a GPU fault does
+  return measure_variant(*this, family, problem, config, build, settings, healthy);
 }
 
 }  // namespace ktune

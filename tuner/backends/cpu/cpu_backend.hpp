@@ -8,10 +8,11 @@
 
 #include "kernels/thread_pool.hpp"
 #include "tuner/backends/backend.hpp"
+#include "tuner/measure/engine.hpp"
 
 namespace ktune {
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public Backend, private MeasureTarget {
  public:
   CpuBackend();
   ~CpuBackend() override;
@@ -20,12 +21,18 @@ class CpuBackend final : public Backend {
   EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
                             const VariantBuild& build, const MeasureSettings& settings) override;
   void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override {
-    prepare_problem(family, problem, seed);
+    problem_state(family, problem, seed);
   }
 
+  struct ProblemState;  // the problem's buffers and reference (cpu_backend.cpp)
+
  private:
-  struct ProblemState;
-  ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed);
+  ProblemState& problem_state(const KernelFamily& family, const Problem& problem, std::uint64_t seed);
+  // The measurement engine's view of this backend (tuner/measure/engine.hpp).
+  void prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
+  std::unique_ptr<LoadedVariant> load(const KernelFamily& family, const Problem& problem, const Config& config,
+                                      const VariantBuild& build, EvaluationResult& result) override;
+  std::optional<DeviceFault> fault(std::exception_ptr error, MeasurePhase phase) const override;
 
   DeviceInfo device_;
   ThreadPool pool_;

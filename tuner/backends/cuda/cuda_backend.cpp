@@ -21,6 +21,7 @@
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
 #include "tuner/backends/host_problem.hpp"
 #include "tuner/core/errors.hpp"
+#include "tuner/measure/engine.hpp"
 #include "tuner/measure/verify.hpp"
 
 namespace ktune {
@@ -52,7 +53,7 @@ struct HostReadback {
 }  // namespace
 
 
-struct CudaBackend::Impl {
+struct CudaBackend::Impl final : MeasureTarget {
   CUdevice device = 0;
   CUcontext context = nullptr;
   DeviceInfo info;
@@ -95,7 +96,12 @@ struct CudaBackend::Impl {
     if (context) cu.cuDevicePrimaryCtxRelease(device);
   }
 
-  ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+  void prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
+  std::unique_ptr<LoadedVariant> load(const KernelFamily& family, const Problem& problem, const Config& config,
+                                      const VariantBuild& build, EvaluationResult& result) override;
+  std::optional<DeviceFault> fault(std::exception_ptr error, MeasurePhase phase) const override;
+
+  ProblemState& problem_state(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
     if (state && state->key == host_problem_key(family, problem, seed)) return *state;
     state.reset();
     HostProblem host = make_host_problem(family, problem, seed);
@@ -157,7 +163,7 @@ struct CudaBackend::Impl {
     return true;
   }
 
-  CUfunction load(const std::string& path, const std::string& entry) {
+  CUfunction load_function(const std::string& path, const std::string& entry) {
     const CudaDriver& cu = CudaDriver::get();
     if (module && module_path != path) {
       cu.cuModuleUnload(module);
@@ -208,252 +214,261 @@ CudaBackend::~CudaBackend() = default;
 const DeviceInfo& CudaBackend::device() const { return impl_->info; }
 bool CudaBackend::healthy() const { return impl_->healthy; }
 void CudaBackend::prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
-  impl_->prepare_problem(family, problem, seed);
+  impl_->problem_state(family, problem, seed);
 }
 
-EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
-                                       const VariantBuild& build, const MeasureSettings& settings) {
-  Impl& self = *impl_;
-  EvaluationResult result;
-  result.compile_ms = build.compile_ms;
+// A loaded CUDA variant bound to the problem's buffers, with everything its launch needs.
+class CudaVariant final : public LoadedVariant {
+ public:
+  CudaVariant(CudaBackend::Impl& backend, CudaBackend::Impl::ProblemState& state, const Problem& problem)
+      : backend_(backend), state_(state), problem_(problem) {}
+  ~CudaVariant() override {
+    for (CUevent event : events_) CudaDriver::get().cuEventDestroy(event);
+  }
+
+  CUfunction function = nullptr;
+  KernelGeometry geometry;
+  std::vector<CUdeviceptr> pointers;
+  std::vector<long long> dims;
+  std::vector<CUtensorMap> tensor_maps;
+  std::vector<KernelArgument> listed;
+  DeviceBuffer workspace;
+  std::vector<void*> arguments;
+
+  void run_poisoned() override {
+    for (std::size_t t = 0; t < state_.specs.size(); ++t)
+      if (state_.specs[t].is_output && !state_.specs[t].read_write)
+        KT_CU(cuMemsetD8(state_.buffers[t].pointer, 0xFF, state_.buffers[t].bytes));
+    restore();
+    launch();
+    KT_CU(cuCtxSynchronize());
+  }
+
+  std::optional<OutputCheck> check_on_device(const KernelFamily& family, const Problem& problem) override {
+    if (!state_.checks_on_device) return std::nullopt;
+    std::vector<DeviceOutput> on_device;
+    for (std::size_t t = 0; t < state_.specs.size(); ++t)
+      if (state_.specs[t].is_output)
+        on_device.push_back({state_.buffers[t].pointer, state_.specs[t].precision(problem),
+                             state_.expected_on_device[t].pointer, state_.expected[t].size()});
+    const KernelFamily::Closeness close = *family.closeness();
+    return judge_closeness(backend_.output_check->closeness(on_device, close.atol, close.rtol), close);
+  }
+
+  std::vector<OutputCopy> read_outputs() override {
+    std::vector<OutputCopy> copies;
+    for (std::size_t t = 0; t < state_.specs.size(); ++t) {
+      if (!state_.specs[t].is_output) continue;
+      char* copy = state_.readback->pointer + state_.readback_offset[t];
+      KT_CU(cuMemcpyDtoH(copy, state_.buffers[t].pointer, state_.buffers[t].bytes));
+      copies.push_back({copy, state_.buffers[t].bytes, state_.specs[t].precision(problem_), state_.expected[t]});
+    }
+    return copies;
+  }
+
+  void warm_up(int runs) override {
+    for (int i = 0; i < runs; ++i) {
+      restore();
+      launch();
+    }
+  }
+
+  // Events e[0..2n]: sample i restores and evicts between e[2i] and e[2i+1] and runs the variant
+  // between e[2i+1] and e[2i+2]. One wait, on the last, for the whole batch.
+  SampleBatch time(std::size_t count, bool flush) override {
+    const CudaDriver& cu = CudaDriver::get();
+    while (events_.size() < 2 * count + 1) {
+      CUevent event = nullptr;
+      KT_CU(cuEventCreate(&event, CU_EVENT_DEFAULT));
+      events_.push_back(event);
+    }
+    KT_CU(cuEventRecord(events_[0], nullptr));
+    for (std::size_t i = 0; i < count; ++i) {
+      restore();  // before the flush, so that the restored data is not left in L2 either
+      if (flush)
+        KT_CU(cuMemsetD8Async(backend_.flush_buffer->pointer, 0, backend_.flush_buffer->bytes, nullptr));
+      KT_CU(cuEventRecord(events_[2 * i + 1], nullptr));
+      launch();
+      KT_CU(cuEventRecord(events_[2 * i + 2], nullptr));
+    }
+    KT_CU(cuEventSynchronize(events_[2 * count]));
+    SampleBatch batch;
+    batch.kernel_ns.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      float between_ms = 0, kernel_ms = 0;
+      cu.check(cu.cuEventElapsedTime(&between_ms, events_[2 * i], events_[2 * i + 1]), "cuEventElapsedTime", __FILE__,
+               __LINE__);
+      cu.check(cu.cuEventElapsedTime(&kernel_ms, events_[2 * i + 1], events_[2 * i + 2]), "cuEventElapsedTime",
+               __FILE__, __LINE__);
+      batch.between_ns += between_ms * 1e6;
+      batch.kernel_ns.push_back(kernel_ms * 1e6);
+    }
+    return batch;
+  }
+
+  nlohmann::json monitor() override { return backend_.nvml->read(); }
+
+ private:
+  // Read-write tensors get their initial contents back before every launch (outside the timed
+  // events), so every sample computes the same thing.
+  void restore() {
+    for (std::size_t t = 0; t < state_.specs.size(); ++t)
+      if (state_.specs[t].read_write)
+        KT_CU(cuMemcpyDtoDAsync(state_.buffers[t].pointer, state_.pristine[t].pointer, state_.buffers[t].bytes, nullptr));
+  }
+  void launch() { launch_kernel(function, geometry, arguments.data(), nullptr); }
+
+  CudaBackend::Impl& backend_;
+  CudaBackend::Impl::ProblemState& state_;
+  const Problem& problem_;
+  std::vector<CUevent> events_;
+};
+
+void CudaBackend::Impl::prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+  problem_state(family, problem, seed);
+}
+
+std::optional<DeviceFault> CudaBackend::Impl::fault(std::exception_ptr error, MeasurePhase phase) const {
+  try {
+    std::rethrow_exception(error);
+  } catch (const CudaError& e) {
+    // Illegal address and the like poison the context: report, then let the worker end.
+    if (e.sticky()) return DeviceFault{Outcome::crashed, e.what(), true};
+    if (phase == MeasurePhase::first_run) return DeviceFault{Outcome::launch_error, e.what(), false};
+    return std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& family, const Problem& problem,
+                                                        const Config& config, const VariantBuild& build,
+                                                        EvaluationResult& result) {
   VariantBuild variant = build;
   if (variant.binary.empty()) {  // not built by the tuner: compile here
-    const NvrtcCompiler compiler(self.info.properties.at("compile_arch").get<std::string>(),
+    const NvrtcCompiler compiler(info.properties.at("compile_arch").get<std::string>(),
                                  NvrtcCompiler::default_cache_dir());
     const CompiledVariant compiled = compiler.compile(family, problem, config);
     result.compile_ms = compiled.compile_ms;
     if (!compiled.ok) {
       result.outcome = Outcome::compile_error;
       result.message = compiled.log;
-      return result;
+      return nullptr;
     }
     variant.binary = compiled.cubin_path.string();
     variant.entry = compiled.entry;
   }
-
+  ProblemState& problem_state = *state;
+  auto loaded = std::make_unique<CudaVariant>(*this, problem_state, problem);
   try {
-    Impl::ProblemState& state = self.prepare_problem(family, problem, settings.seed);
-    CUfunction function = nullptr;
-    try {
-      function = self.load(variant.binary, variant.entry);
-    } catch (const CudaError& e) {
-      result.outcome = Outcome::launch_error;
-      result.message = std::string("loading the variant failed: ") + e.what();
-      return result;
+    loaded->function = load_function(variant.binary, variant.entry);
+  } catch (const CudaError& e) {
+    if (e.sticky()) throw;
+    result.outcome = Outcome::launch_error;
+    result.message = std::string("loading the variant failed: ") + e.what();
+    return nullptr;
+  }
+  // MemType Constant tensors: copied into the module's __constant__ symbol of their name.
+  for (std::size_t t = 0; t < problem_state.specs.size(); ++t) {
+    const std::string& symbol = problem_state.specs[t].constant_symbol;
+    if (symbol.empty()) continue;
+    CUdeviceptr address = 0;
+    std::size_t size = 0;
+    const CUresult found = CudaDriver::get().cuModuleGetGlobal(&address, &size, module, symbol.c_str());
+    if (found == CUDA_ERROR_NOT_FOUND) {  // this variant does not read it (compiled out)
+      loaded->note += "; no __constant__ " + symbol + " in this variant";
+      continue;
     }
-    // MemType Constant tensors: copied into the module's __constant__ symbol of their name.
-    std::string constant_note;
-    for (std::size_t t = 0; t < state.specs.size(); ++t) {
-      const std::string& symbol = state.specs[t].constant_symbol;
-      if (symbol.empty()) continue;
-      CUdeviceptr address = 0;
-      std::size_t size = 0;
-      const CUresult found = CudaDriver::get().cuModuleGetGlobal(&address, &size, self.module, symbol.c_str());
-      if (found == CUDA_ERROR_NOT_FOUND) {  // this variant does not read it (compiled out)
-        constant_note += "; no __constant__ " + symbol + " in this variant";
-        continue;
-      }
-      CudaDriver::get().check(found, ("cuModuleGetGlobal(" + symbol + ")").c_str(), __FILE__, __LINE__);
-      if (size < state.buffers[t].bytes) {
-        result.outcome = Outcome::unsupported;
-        result.message = "__constant__ " + symbol + " holds " + std::to_string(size) + " bytes, but the argument has " +
-                         std::to_string(state.buffers[t].bytes) + "; make the symbol at least as large as its Size";
-        return result;
-      }
-      KT_CU(cuMemcpyDtoD(address, state.buffers[t].pointer, state.buffers[t].bytes));
-    }
-    const auto grid_x = variant.launch_or("grid_x", 0);
-    if (grid_x <= 0) {
+    CudaDriver::get().check(found, ("cuModuleGetGlobal(" + symbol + ")").c_str(), __FILE__, __LINE__);
+    if (size < problem_state.buffers[t].bytes) {
       result.outcome = Outcome::unsupported;
-      result.message = "the search space gives no positive launch.grid_x for this config";
-      return result;
+      result.message = "__constant__ " + symbol + " holds " + std::to_string(size) + " bytes, but the argument has " +
+                       std::to_string(problem_state.buffers[t].bytes) + "; make the symbol at least as large as its Size";
+      return nullptr;
     }
-    const auto shared_bytes = variant.launch_or("shared_bytes", 0);
-    // Static and dynamic shared memory together above 48 KiB need the opt-in attribute, and a
-    // module loaded earlier may carry a smaller one: set it for every launch that uses any.
-    if (shared_bytes > 0) {
-      try {
-        KT_CU(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 static_cast<int>(shared_bytes)));
-      } catch (const CudaError& e) {
-        if (e.sticky()) throw;
-        result.outcome = Outcome::launch_error;
-        result.message = "the variant's static shared memory plus launch.shared_bytes " +
-                         std::to_string(shared_bytes) + " exceed the device's limit: " + e.what();
-        return result;
-      }
-    }
-
-    // A space may give each variant a device workspace of launch.workspace_bytes (split-K
-    // partial sums and the like, sized by the config); the kernel then takes its pointer after
-    // the dims (null for 0 bytes). One that cannot be allocated is the config's outcome, not a
-    // failed tune: out-of-memory is not sticky, the context stays usable.
-    const auto workspace_bytes = variant.launch_or("workspace_bytes", -1);
-    DeviceBuffer workspace;
-    if (workspace_bytes > 0) {
-      const CudaDriver& cu = CudaDriver::get();
-      const CUresult allocated = cu.cuMemAlloc(&workspace.pointer, static_cast<std::size_t>(workspace_bytes));
-      if (allocated != CUDA_SUCCESS) workspace.pointer = 0;  // nothing for the destructor to free
-      if (allocated == CUDA_ERROR_OUT_OF_MEMORY) {
-        result.outcome = Outcome::out_of_memory;
-        result.message = "the variant's workspace of " + std::to_string(workspace_bytes) +
-                         " bytes (launch.workspace_bytes) could not be allocated: " + cu.error_text(allocated);
-        return result;
-      }
-      cu.check(allocated, "cuMemAlloc(workspace)", __FILE__, __LINE__);
-      workspace.bytes = static_cast<std::size_t>(workspace_bytes);
-      // Zeroed once: kernels that accumulate into it (split-K) leave it zeroed after each launch.
-      KT_CU(cuMemsetD8(workspace.pointer, 0, workspace.bytes));
-    }
-
-    // Kernel parameters: the tensors' device pointers, then the dims as long long, then the
-    // config's TMA descriptors, then the workspace when the space declares one.
-    std::vector<CUdeviceptr> pointers;
-    for (const auto& buffer : state.buffers) pointers.push_back(buffer.pointer);
-    std::vector<long long> dims;
-    for (const auto& [name, value] : problem.dims) dims.push_back(value);
-    std::vector<CUtensorMap> tensor_maps;
-    for (const TensorMapSpec& spec : family.tensor_maps(problem, config)) {
-      std::string why;
-      tensor_maps.push_back(encode_tensor_map(spec, pointers.at(static_cast<std::size_t>(spec.tensor)), problem.precision, why));
-      if (!why.empty()) {
-        result.outcome = Outcome::unsupported;
-        result.message = "TMA descriptor of tensor " + std::to_string(spec.tensor) + ": " + why;
-        return result;
-      }
-    }
-    std::vector<void*> arguments;
-    // A family may order its arguments itself and pass typed scalars (a T1 spec's kernel).
-    std::vector<KernelArgument> listed = family.kernel_arguments(problem);
-    if (listed.empty()) {
-      for (auto& pointer : pointers) arguments.push_back(&pointer);
-      for (auto& dim : dims) arguments.push_back(&dim);
-      for (auto& map : tensor_maps) arguments.push_back(&map);
-      if (workspace_bytes >= 0) arguments.push_back(&workspace.pointer);
-    } else {
-      for (KernelArgument& argument : listed)
-        arguments.push_back(argument.tensor >= 0 ? static_cast<void*>(&pointers.at(static_cast<std::size_t>(argument.tensor)))
-                                                 : static_cast<void*>(argument.bytes.data()));
-    }
-    const KernelGeometry geometry = KernelGeometry::from(variant.launch);
-    const auto cluster_x = variant.launch_or("cluster_x", 1);
-    if (cluster_x > 1 && grid_x % cluster_x != 0) {
-      result.outcome = Outcome::unsupported;
-      result.message = "launch.grid_x " + std::to_string(grid_x) + " is not a multiple of launch.cluster_x " +
-                       std::to_string(cluster_x);
-      return result;
-    }
-    // Read-write tensors get their initial contents back before every launch (outside the timed
-    // events), so every sample computes the same thing.
-    auto restore = [&] {
-      for (std::size_t t = 0; t < state.specs.size(); ++t)
-        if (state.specs[t].read_write)
-          KT_CU(cuMemcpyDtoDAsync(state.buffers[t].pointer, state.pristine[t].pointer, state.buffers[t].bytes, nullptr));
-    };
-    auto launch = [&] { launch_kernel(function, geometry, arguments.data(), nullptr); };
-
-    // Verification on poisoned outputs: 0xFF bytes are NaN in every float format.
-    for (std::size_t t = 0; t < state.specs.size(); ++t)
-      if (state.specs[t].is_output && !state.specs[t].read_write)
-        KT_CU(cuMemsetD8(state.buffers[t].pointer, 0xFF, state.buffers[t].bytes));
+    KT_CU(cuMemcpyDtoD(address, problem_state.buffers[t].pointer, problem_state.buffers[t].bytes));
+  }
+  const auto grid_x = variant.launch_or("grid_x", 0);
+  if (grid_x <= 0) {
+    result.outcome = Outcome::unsupported;
+    result.message = "the search space gives no positive launch.grid_x for this config";
+    return nullptr;
+  }
+  const auto shared_bytes = variant.launch_or("shared_bytes", 0);
+  // Static and dynamic shared memory together above 48 KiB need the opt-in attribute, and a
+  // module loaded earlier may carry a smaller one: set it for every launch that uses any.
+  if (shared_bytes > 0) {
     try {
-      restore();
-      launch();
-      KT_CU(cuCtxSynchronize());
+      KT_CU(cuFuncSetAttribute(loaded->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               static_cast<int>(shared_bytes)));
     } catch (const CudaError& e) {
       if (e.sticky()) throw;
       result.outcome = Outcome::launch_error;
-      result.message = e.what();
-      return result;
+      result.message = "the variant's static shared memory plus launch.shared_bytes " + std::to_string(shared_bytes) +
+                       " exceed the device's limit: " + e.what();
+      return nullptr;
     }
-    const bool verifies = !settings.capture_reference && family.verifies(problem);
-    // Checked where the outputs are when the reference is on the device: nothing is read back.
-    std::optional<OutputCheck> device_check;
-    if (verifies && state.checks_on_device) {
-      std::vector<DeviceOutput> on_device;
-      for (std::size_t t = 0; t < state.specs.size(); ++t)
-        if (state.specs[t].is_output)
-          on_device.push_back({state.buffers[t].pointer, state.specs[t].precision(problem),
-                               state.expected_on_device[t].pointer, state.expected[t].size()});
-      const KernelFamily::Closeness close = *family.closeness();
-      device_check = judge_closeness(self.output_check->closeness(on_device, close.atol, close.rtol), close);
-    }
-    result.environment["outputs_checked_on"] = !verifies ? "none" : device_check ? "device" : "host";
-    // Otherwise host copies of every output first, then one comparison over all of them.
-    std::vector<StoredOutput> outputs;
-    std::vector<std::string_view> raw;
-    for (std::size_t t = 0; t < state.specs.size() && !device_check; ++t) {
-      if (!state.specs[t].is_output) continue;
-      char* copy = state.readback->pointer + state.readback_offset[t];
-      KT_CU(cuMemcpyDtoH(copy, state.buffers[t].pointer, state.buffers[t].bytes));
-      outputs.push_back({copy, state.specs[t].precision(problem), state.expected[t]});
-      raw.emplace_back(copy, state.buffers[t].bytes);
-    }
-    if (settings.capture_reference) family.keep_reference(problem, raw);
-    // The outputs are compared on the host's cores while the GPU is timed (the copies are taken);
-    // a config that fails the comparison loses its timing.
-    std::future<OutputCheck> checking;
-    if (verifies && !device_check) checking = std::async(std::launch::async, [&] { return check_outputs(family, problem, outputs); });
-    auto judged = [&] {
-      OutputCheck check = device_check ? *device_check
-                          : checking.valid() ? checking.get()
-                                             : OutputCheck{-1.0, Verdict{true, ""}};
-      if (settings.capture_reference) check.verdict.message = "kept as the reference of the other configs";
-      result.error = check.error;
-      return check.verdict;
-    };
-
-    for (int i = 0; i < settings.warmup_runs; ++i) {
-      restore();
-      launch();
-    }
-    CUevent start = nullptr, stop = nullptr;
-    KT_CU(cuEventCreate(&start, CU_EVENT_DEFAULT));
-    KT_CU(cuEventCreate(&stop, CU_EVENT_DEFAULT));
-    const bool flush = family.memory_bound();
-    result.environment["before"] = self.nvml->read();
-    StoppingRule rule(settings.stopping);
-    while (!rule.done()) {
-      restore();  // before the flush, so that the restored data is not left in L2 either
-      if (flush) KT_CU(cuMemsetD8Async(self.flush_buffer->pointer, 0, self.flush_buffer->bytes, nullptr));
-      KT_CU(cuEventRecord(start, nullptr));
-      launch();
-      KT_CU(cuEventRecord(stop, nullptr));
-      KT_CU(cuEventSynchronize(stop));
-      float ms = 0;
-      KT_CU(cuEventElapsedTime(&ms, start, stop));
-      result.samples_ns.push_back(ms * 1e6);
-      rule.add(ms * 1e6);
-    }
-    result.environment["after"] = self.nvml->read();
-    CudaDriver::get().cuEventDestroy(start);
-    CudaDriver::get().cuEventDestroy(stop);
-    result.environment["l2_flushed"] = flush;
-    // Throttling: the SM clock fell by more than 5% over the samples.
-    const auto& before = result.environment["before"]["sm_clock_mhz"];
-    const auto& after = result.environment["after"]["sm_clock_mhz"];
-    if (before.is_number() && after.is_number())
-      result.environment["throttled"] = after.get<double>() < 0.95 * before.get<double>();
-    const Verdict verdict = judged();
-    if (!verdict.passed) {
-      result.outcome = Outcome::wrong_result;
-      result.message = verdict.message;
-      result.samples_ns.clear();
-      return result;
-    }
-    result.stats = summarize(result.samples_ns);
-    result.outcome = Outcome::ok;
-    result.message = verdict.message + "; " + rule.reason() + constant_note;
-    return result;
-  } catch (const CudaError& e) {
-    // Illegal address and the like poison the context: report, then let the worker end.
-    if (!e.sticky()) throw;
-    self.healthy = false;
-    result.outcome = Outcome::crashed;
-    result.message = e.what();
-    result.samples_ns.clear();
-    return result;
   }
+
+  // A space may give each variant a device workspace of launch.workspace_bytes (split-K partial
+  // sums and the like, sized by the config); the kernel then takes its pointer after the dims
+  // (null for 0 bytes). One that cannot be allocated is the config's outcome, not a failed tune:
+  // out-of-memory is not sticky, the context stays usable.
+  const auto workspace_bytes = variant.launch_or("workspace_bytes", -1);
+  if (workspace_bytes > 0) {
+    auto workspace = DeviceBuffer::try_allocate(static_cast<std::size_t>(workspace_bytes));
+    if (!workspace) {
+      result.outcome = Outcome::out_of_memory;
+      result.message = "the variant's workspace of " + std::to_string(workspace_bytes) +
+                       " bytes (launch.workspace_bytes) could not be allocated: out of memory";
+      return nullptr;
+    }
+    loaded->workspace = std::move(*workspace);
+    // Zeroed once: kernels that accumulate into it (split-K) leave it zeroed after each launch.
+    KT_CU(cuMemsetD8(loaded->workspace.pointer, 0, loaded->workspace.bytes));
+  }
+
+  // Kernel parameters: the tensors' device pointers, then the dims as long long, then the
+  // config's TMA descriptors, then the workspace when the space declares one.
+  for (const auto& buffer : problem_state.buffers) loaded->pointers.push_back(buffer.pointer);
+  for (const auto& [name, value] : problem.dims) loaded->dims.push_back(value);
+  for (const TensorMapSpec& spec : family.tensor_maps(problem, config)) {
+    std::string why;
+    loaded->tensor_maps.push_back(
+        encode_tensor_map(spec, loaded->pointers.at(static_cast<std::size_t>(spec.tensor)), problem.precision, why));
+    if (!why.empty()) {
+      result.outcome = Outcome::unsupported;
+      result.message = "TMA descriptor of tensor " + std::to_string(spec.tensor) + ": " + why;
+      return nullptr;
+    }
+  }
+  // A family may order its arguments itself and pass typed scalars (a T1 spec's kernel).
+  loaded->listed = family.kernel_arguments(problem);
+  if (loaded->listed.empty()) {
+    for (auto& pointer : loaded->pointers) loaded->arguments.push_back(&pointer);
+    for (auto& dim : loaded->dims) loaded->arguments.push_back(&dim);
+    for (auto& map : loaded->tensor_maps) loaded->arguments.push_back(&map);
+    if (workspace_bytes >= 0) loaded->arguments.push_back(&loaded->workspace.pointer);
+  } else {
+    for (KernelArgument& argument : loaded->listed)
+      loaded->arguments.push_back(argument.tensor >= 0
+                                      ? static_cast<void*>(&loaded->pointers.at(static_cast<std::size_t>(argument.tensor)))
+                                      : static_cast<void*>(argument.bytes.data()));
+  }
+  loaded->geometry = KernelGeometry::from(variant.launch);
+  const auto cluster_x = variant.launch_or("cluster_x", 1);
+  if (cluster_x > 1 && grid_x % cluster_x != 0) {
+    result.outcome = Outcome::unsupported;
+    result.message = "launch.grid_x " + std::to_string(grid_x) + " is not a multiple of launch.cluster_x " +
+                     std::to_string(cluster_x);
+    return nullptr;
+  }
+  return loaded;
+}
+
+EvaluationResult CudaBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                                       const VariantBuild& build, const MeasureSettings& settings) {
+  return measure_variant(*impl_, family, problem, config, build, settings, impl_->healthy);
 }
 
 }  // namespace ktune

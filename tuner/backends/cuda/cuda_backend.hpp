@@ -22,8 +22,9 @@ class CudaBackend final : public Backend {
   bool healthy() const override;
   void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
 
+  struct Impl;  // the device, the problem loaded and the measurement target (cuda_backend.cpp)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,152 @@
+#include "tuner/measure/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+
+#include "tuner/measure/stopping_rule.hpp"
+
+namespace ktune {
+namespace {
+
+// A batch of about this much device time: long enough that the host's round trip between
+// batches (tens of microseconds) is a small share of it, short enough that the samples queued
+// past the stopping rule's decision waste little.
+constexpr double kBatchDeviceNs = 2e6;
+constexpr std::size_t kMaxBatch = 256;
+
+// What was measured before the failure is dropped: a failed config has no timing.
+EvaluationResult failed(EvaluationResult result, const DeviceFault& fault) {
+  result.outcome = fault.outcome;
+  result.message = fault.message;
+  result.samples_ns.clear();
+  result.stats = {};
+  return result;
+}
+
+}  // namespace
+
+std::size_t next_batch_size(std::size_t taken, std::size_t min_samples, std::size_t remaining, double mean_sample_ns,
+                            bool queues_samples) {
+  if (remaining == 0) return 0;
+  std::size_t size = 1;
+  if (taken < min_samples) size = min_samples - taken;  // all of them are needed anyway
+  else if (queues_samples && mean_sample_ns > 0)
+    size = static_cast<std::size_t>(std::clamp(kBatchDeviceNs / mean_sample_ns, 1.0, static_cast<double>(kMaxBatch)));
+  return std::min(size, remaining);
+}
+
+EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& family, const Problem& problem,
+                                 const Config& config, const VariantBuild& build, const MeasureSettings& settings,
+                                 bool& healthy) {
+  EvaluationResult result;
+  result.compile_ms = build.compile_ms;
+  // Set when a failure is judged the variant's; a sticky one also takes the device out.
+  auto judge = [&](std::exception_ptr error, MeasurePhase phase) -> EvaluationResult {
+    const std::optional<DeviceFault> fault = target.fault(error, phase);
+    if (!fault) std::rethrow_exception(error);
+    if (fault->sticky) healthy = false;
+    return failed(std::move(result), *fault);
+  };
+  std::unique_ptr<LoadedVariant> variant;
+  try {
+    target.prepare_problem(family, problem, settings.seed);
+    variant = target.load(family, problem, config, build, result);
+    if (!variant) return result;
+    variant->run_poisoned();
+  } catch (...) {
+    return judge(std::current_exception(), MeasurePhase::first_run);
+  }
+
+  try {
+    const bool verifies = !settings.capture_reference && family.verifies(problem);
+    std::optional<OutputCheck> device_check;
+    if (verifies) device_check = variant->check_on_device(family, problem);
+    result.environment["outputs_checked_on"] = !verifies ? "none" : device_check ? "device" : "host";
+    std::vector<StoredOutput> outputs;
+    if (!device_check && (verifies || settings.capture_reference)) {
+      std::vector<std::string_view> raw;
+      for (const OutputCopy& copy : variant->read_outputs()) {
+        outputs.push_back({copy.data, copy.precision, copy.expected});
+        raw.emplace_back(copy.data, copy.bytes);
+      }
+      if (settings.capture_reference) family.keep_reference(problem, raw);
+    }
+    // The outputs are compared on the host's cores while the device is timed, where the host is
+    // idle then; a config that fails the comparison loses its timing.
+    std::future<OutputCheck> checking;
+    std::optional<OutputCheck> checked = device_check;
+    if (verifies && !device_check) {
+      if (variant->host_idle_while_timing())
+        checking = std::async(std::launch::async, [&] { return check_outputs(family, problem, outputs); });
+      else
+        checked = check_outputs(family, problem, outputs);
+    }
+    auto verdict = [&] {
+      OutputCheck check = checked ? *checked : checking.valid() ? checking.get() : OutputCheck{-1.0, Verdict{true, ""}};
+      if (settings.capture_reference) check.verdict.message = "kept as the reference of the other configs";
+      result.error = check.error;
+      return check.verdict;
+    };
+    // A check done before timing that already failed saves the timing.
+    if (checked && !checked->verdict.passed) {
+      const Verdict failed_check = verdict();
+      result.outcome = Outcome::wrong_result;
+      result.message = failed_check.message;
+      return result;
+    }
+
+    variant->warm_up(settings.warmup_runs);
+    const bool flush = family.memory_bound();
+    result.environment["before"] = variant->monitor();
+    StoppingRule rule(settings.stopping);
+    const std::size_t most = std::max<std::size_t>(settings.stopping.max_samples, 1);
+    std::size_t taken = 0;
+    double device_ns = 0;  // every timed sample and what ran between them, for the batch size
+    while (!rule.done() && taken < most) {
+      const double mean = taken == 0 ? 0 : device_ns / static_cast<double>(taken);
+      const std::size_t count = next_batch_size(taken, settings.stopping.min_samples, most - taken, mean,
+                                                variant->queues_samples());
+      const SampleBatch batch = variant->time(count, flush);
+      result.device_time.between_ns += batch.between_ns;
+      device_ns += batch.between_ns;
+      for (const double ns : batch.kernel_ns) {
+        result.device_time.kernel_ns += ns;
+        device_ns += ns;
+        ++taken;
+        if (rule.done()) continue;  // queued past the decision: device time, not a sample
+        result.samples_ns.push_back(ns);
+        rule.add(ns);
+      }
+    }
+    result.environment["after"] = variant->monitor();
+    if (result.environment["before"].is_null()) {
+      result.environment.erase("before");
+      result.environment.erase("after");
+    } else {
+      // Throttling: the SM clock fell by more than 5% over the samples.
+      const auto& before = result.environment["before"]["sm_clock_mhz"];
+      const auto& after = result.environment["after"]["sm_clock_mhz"];
+      if (before.is_number() && after.is_number())
+        result.environment["throttled"] = after.get<double>() < 0.95 * before.get<double>();
+    }
+    result.environment["l2_flushed"] = flush;
+    const Verdict judged = verdict();
+    if (!judged.passed) {
+      result.outcome = Outcome::wrong_result;
+      result.message = judged.message;
+      result.samples_ns.clear();
+      return result;
+    }
+    result.stats = summarize(result.samples_ns);
+    // The verification run and the warm-up runs were not timed: counted at the median.
+    result.device_time.kernel_ns += result.stats.median_ns * (1 + std::max(settings.warmup_runs, 0));
+    result.outcome = Outcome::ok;
+    result.message = judged.message + "; " + rule.reason() + variant->note;
+    return result;
+  } catch (...) {
+    return judge(std::current_exception(), MeasurePhase::measuring);
+  }
+}
+
+}  // namespace ktune
