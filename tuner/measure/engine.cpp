@@ -1,6 +1,7 @@
 #include "tuner/measure/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <future>
 
@@ -41,6 +42,16 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
                                  bool& healthy) {
   EvaluationResult result;
   result.compile_ms = build.compile_ms;
+  // Where the worker's time went, in ms: loading the variant, its first run, reading and checking
+  // its outputs, warming up, timing, and waiting for the host's comparison after the timing.
+  // Everything of a config's time that is not device time shows up here (or between configs).
+  using Clock = std::chrono::steady_clock;
+  auto mark = Clock::now();
+  auto lap = [&](const char* phase) {
+    const auto now = Clock::now();
+    result.environment["host_ms"][phase] = std::chrono::duration<double, std::milli>(now - mark).count();
+    mark = now;
+  };
   // Set when a failure is judged the variant's; a sticky one also takes the device out.
   auto judge = [&](std::exception_ptr error, MeasurePhase phase) -> EvaluationResult {
     const std::optional<DeviceFault> fault = target.fault(error, phase);
@@ -51,9 +62,12 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
   std::unique_ptr<LoadedVariant> variant;
   try {
     target.prepare_problem(family, problem, settings.seed);
+    lap("prepare");
     variant = target.load(family, problem, config, build, result);
+    lap("load");
     if (!variant) return result;
     variant->run_poisoned();
+    lap("first_run");
   } catch (...) {
     return judge(std::current_exception(), MeasurePhase::first_run);
   }
@@ -89,6 +103,7 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
       return check.verdict;
     };
     // A check done before timing that already failed saves the timing.
+    lap("outputs");
     if (checked && !checked->verdict.passed) {
       const Verdict failed_check = verdict();
       result.outcome = Outcome::wrong_result;
@@ -97,6 +112,7 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
     }
 
     variant->warm_up(settings.warmup_runs);
+    lap("warm_up");
     const bool flush = family.memory_bound();
     result.environment["before"] = variant->monitor();
     StoppingRule rule(settings.stopping);
@@ -119,6 +135,7 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
         rule.add(ns);
       }
     }
+    lap("timing");
     result.environment["after"] = variant->monitor();
     if (result.environment["before"].is_null()) {
       result.environment.erase("before");
@@ -132,6 +149,7 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
     }
     result.environment["l2_flushed"] = flush;
     const Verdict judged = verdict();
+    lap("check_wait");
     if (!judged.passed) {
       result.outcome = Outcome::wrong_result;
       result.message = judged.message;

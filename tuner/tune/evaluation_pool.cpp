@@ -91,9 +91,9 @@ bool EvaluationPool::has_room() const {
   std::size_t free = 0;
   // With several local devices, one job waits for each beside the one it measures, so a device
   // that finishes starts the next at once, while the tune loop records results one at a time.
-  // One device does the same when the task queues ahead (a strategy that does not learn; see
-  // begin()): it no longer idles through each database write and worker round trip. Otherwise
-  // it keeps one config in flight: a tune's time limit and Ctrl-C stop right after it.
+  // One device does the same when the task queues ahead (see begin()): it no longer idles
+  // through each database write, strategy proposal and worker round trip. Otherwise it keeps one
+  // config in flight: a time limit and Ctrl-C stop right after it.
   std::size_t local_devices = 0;
   for (std::size_t slot = 0; slot < local_infos_.size(); ++slot) {
     free += local_in_task_[slot] && !local_busy_[slot];

@@ -39,9 +39,9 @@ class EvaluationPool {
   std::vector<std::string> fingerprints() const;
   // Starts a task on the live devices of model `fingerprint`. `builder` (may be null) builds
   // variants for this host's devices; remote ranks build their own. `queue_ahead`: a single
-  // device also gets a config waiting beside the one it measures (several always do), for a
-  // strategy whose proposals do not depend on the results (Strategy::learns), since otherwise a
-  // resumed tune, which learns each reused result at once, would propose other configs.
+  // device also gets a config waiting beside the one it measures (several always do); a tune
+  // with a learning strategy then observes results in the order of tuner/tune/observation_order.hpp,
+  // so that a resumed tune, which finds results at once, still proposes the same configs.
   void begin(const EvaluationTask& task, const std::string& fingerprint, VariantBuilder* builder,
              bool queue_ahead = false);
   // Devices of the task still alive.

@@ -23,6 +23,7 @@
 #include "tuner/strategies/space_index.hpp"
 #include "tuner/strategies/strategy.hpp"
 #include "tuner/tune/evaluation_job.hpp"
+#include "tuner/tune/observation_order.hpp"
 #include "tuner/tune/hello_timeout.hpp"
 #include "tuner/tune/host_name.hpp"
 #include "tuner/tune/input_seed.hpp"
@@ -305,6 +306,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   auto record = [&](FinishedEvaluation& done, bool retry) {
     EvaluationResult& result = done.result;
     result.environment["evaluation_seconds"] = done.evaluation_seconds;
+    // The device's own time on this config (tuner/measure/engine.hpp), kept with the result.
+    result.environment["device_ns"] = {{"kernel", result.device_time.kernel_ns},
+                                       {"between", result.device_time.between_ns}};
     if (done.prepare_seconds > 0) result.environment["prepare_seconds"] = done.prepare_seconds;
     result.environment["config_timeout_s"] = request.config_timeout_s;
     result.environment["launch"] = done.job.launch;  // derived geometry, kept with the result
@@ -379,7 +383,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
                         "--no-verify to tune unverified");
   }
   summary.verification = in.family.verification(problem);
-  pool.begin(task, device.fingerprint, builder.get(), /*queue_ahead=*/!strategy->learns());
+  // One device keeps a config waiting beside the one it measures, whatever the strategy: a
+  // learning one sees its results in an order a resumed tune repeats (observation_order.hpp).
+  pool.begin(task, device.fingerprint, builder.get(), /*queue_ahead=*/true);
   // Declared after the builder, so that on an exception the devices stop using it before it goes.
   struct PoolTask {
     EvaluationPool& pool;
@@ -438,6 +444,10 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     }
   } claims_guard{store};
   std::deque<std::size_t> deferred;
+  ObservationOrder order(strategy->learns() && pool.devices_in_use() == 1);
+  auto observe = [&](bool final) {
+    for (TakenConfig& t : order.ready(final)) visited(t.index, t.config, *t.result);
+  };
   // Configs the budget already counts: measured, reused, in flight, or waiting on another tuner.
   auto counted = [&] { return summary.evaluated + summary.reused + pool.in_flight() + deferred.size(); };
   bool waiting_on_others = false;
@@ -445,7 +455,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   while (true) {
     // Hand out configs while a device is free; stop proposing once a limit is reached.
     waiting_on_others = false;
-    while (proposing && pool.has_room()) {
+    while (proposing && pool.has_room() && order.may_take()) {
       if (g_stop_requested.load()) break;  // handled below, also while waiting
       if (request.budget && deferred.empty() && counted() >= *request.budget) {
         summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
@@ -483,7 +493,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
         if (auto fresh = store.find_measurement(device_id, kernel_id, problem_id, config.key()))
           found = stored.emplace(config.key(), std::move(*fresh)).first;
       if (measured_first.erase(config.key()) > 0) {
-        visited(*index, config, found->second.result);
+        order.taken(*index, config);
+        order.result(*index, found->second.result);
+        observe(false);
         continue;
       }
       const bool retry = found != stored.end() && (worth_retrying(found->second.result, request.config_timeout_s) ||
@@ -491,7 +503,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       if (found != stored.end() && !retry) {
         ++summary.reused;
         spent_seconds += found->second.result.environment.value("evaluation_seconds", 0.0);
-        visited(*index, config, found->second.result);
+        order.taken(*index, config);
+        order.result(*index, found->second.result);
+        observe(false);
         continue;
       }
       if (request.time_limit_s && spent_seconds / std::max<std::size_t>(1, pool.devices_in_use()) >= *request.time_limit_s) {
@@ -504,6 +518,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
         continue;
       }
       if (retry) retried.insert(config.key());
+      order.taken(*index, config);
+      observe(false);
       // Racing: a config clearly slower than the best so far stops once it has its minimum samples.
       const double race_ns = request.race && summary.best ? summary.best->stats.median_ns : 0.0;
       pool.submit(EvaluationJob{next_job_id++, *index, config, launch_geometry(in.space, config, context), race_ns});
@@ -515,6 +531,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       proposing = false;
       pool.cancel_pending();
     }
+    if (!proposing) observe(true);
     if (pool.in_flight() == 0) {
       if (!proposing) break;
       if (waiting_on_others) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -526,8 +543,10 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     FinishedEvaluation done = pool.wait();
     spent_seconds += done.evaluation_seconds;
     record(done, retried.erase(done.job.config.key()) > 0);
-    visited(done.job.index, done.job.config, done.result);
+    order.result(done.job.index, std::move(done.result));
+    observe(!proposing);
   }
+  for (TakenConfig& t : order.rest()) visited(t.index, t.config, *t.result);
   pool.end();
   pool_task.ended = true;
   summary.lost = pool.losses();

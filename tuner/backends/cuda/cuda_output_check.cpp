@@ -92,12 +92,14 @@ std::unique_ptr<CudaOutputCheck> CudaOutputCheck::make(const std::string& arch, 
     return nullptr;
   }
   KT_CU(cuMemAlloc(&check->result_, 2 * sizeof(std::uint64_t)));
+  KT_CU(cuMemAlloc(&check->sums_, 2 * kMaxBlocks * sizeof(double)));
   return check;
 }
 
 CudaOutputCheck::~CudaOutputCheck() {
   const CudaDriver& cu = CudaDriver::get();
   if (result_) cu.cuMemFree(result_);
+  if (sums_) cu.cuMemFree(sums_);
   if (module_) cu.cuModuleUnload(module_);
 }
 
@@ -120,6 +122,34 @@ double CudaOutputCheck::closeness(const std::vector<DeviceOutput>& outputs, doub
   if (static_cast<std::uint32_t>(result[1]) != 0) return NAN;
   double worst = 0;
   std::memcpy(&worst, &result[0], sizeof worst);
+  return worst;
+}
+
+double CudaOutputCheck::relative_l2(const std::vector<DeviceOutput>& outputs) {
+  double worst = 0;
+  std::vector<double> sums;
+  for (const DeviceOutput& output : outputs) {
+    if (output.count == 0) continue;
+    KT_CU(cuMemsetD8(result_, 0, sizeof(std::uint32_t)));
+    CUfunction function = nullptr;
+    KT_CU(cuModuleGetFunction(&function, module_, (std::string("ktune_l2_") + kernel_suffix(output.precision)).c_str()));
+    CUdeviceptr got = output.got, expected = output.expected, partial = sums_, flag = result_;
+    unsigned long long count = output.count;
+    void* arguments[] = {&got, &expected, &count, &partial, &flag};
+    const auto blocks = static_cast<unsigned>(std::min<std::size_t>(kMaxBlocks, (output.count + kThreads - 1) / kThreads));
+    KT_CU(cuLaunchKernel(function, blocks, 1, 1, kThreads, 1, 1, 0, nullptr, arguments, nullptr));
+    std::uint32_t bad = 0;
+    KT_CU(cuMemcpyDtoH(&bad, result_, sizeof bad));
+    if (bad != 0) return NAN;
+    sums.resize(2 * blocks);
+    KT_CU(cuMemcpyDtoH(sums.data(), sums_, sums.size() * sizeof(double)));
+    double diff_sq = 0, ref_sq = 0;
+    for (unsigned b = 0; b < blocks; ++b) {  // in block order: the same figure on every run
+      diff_sq += sums[2 * b];
+      ref_sq += sums[2 * b + 1];
+    }
+    worst = std::max(worst, ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq));
+  }
   return worst;
 }
 

@@ -1,12 +1,14 @@
-// Compares a variant's outputs with their reference on the GPU, element by element as numpy's
-// allclose does (KernelFamily::closeness; the same figure as stored_outputs_closeness in
-// tuner/backends/output_check.hpp, computed in the same float64 arithmetic), so that a config's
-// outputs are not read back to the host at all. A T1 kernel's outputs are checked against the
+// Compares a variant's outputs with their reference on the GPU, so that a config's outputs are
+// not read back to the host at all: element by element as numpy's allclose does
+// (KernelFamily::closeness; the same figure as stored_outputs_closeness in
+// tuner/backends/output_check.hpp, computed in the same float64 arithmetic), or as the relative L2
+// error of the built-in families (stored_outputs_error's figure, up to the order of additions). A T1 kernel's outputs are checked against the
 // captured output of its default config: hundreds of MB a config, whose copy to the host took
 // a third of the time a memory-bound config took to tune.
 //
 //   auto check = CudaOutputCheck::make(arch, why_not);    // nullptr when it cannot be compiled
 //   double worst = check->closeness({{got, Precision::fp32, expected, n}}, atol, rtol);
+//   double error = check->relative_l2({{got, Precision::bf16, expected, n}});
 #pragma once
 
 #include <cuda.h>
@@ -46,11 +48,15 @@ class CudaOutputCheck {
   // output (1 or below passes); NaN when a stored value is NaN or infinite where the reference
   // is not that same value. Synchronizes the context. CudaError from the driver.
   double closeness(const std::vector<DeviceOutput>& outputs, double atol, double rtol);
+  // The largest relative L2 error of any output, as stored_outputs_error computes it (NaN for a
+  // non-finite value); the same on every run. Synchronizes the context. CudaError from the driver.
+  double relative_l2(const std::vector<DeviceOutput>& outputs);
 
  private:
   CudaOutputCheck() = default;
   CUmodule module_ = nullptr;
   CUdeviceptr result_ = 0;  // the worst ratio's bits, then the non-finite flag
+  CUdeviceptr sums_ = 0;    // relative_l2: two sums per block
 };
 
 }  // namespace ktune
