@@ -194,17 +194,37 @@ TEST(MeasureEngine, NeverQueuesPastTheSampleCap) {
 }
 
 TEST(MeasureEngine, BatchSizeFollowsDeviceTime) {
-  // The rest of the minimum first, whatever the sample time.
-  EXPECT_EQ(next_batch_size(0, 10, 10000, 0, true), 10u);
-  EXPECT_EQ(next_batch_size(4, 10, 10000, 5e6, true), 6u);
+  constexpr double kNoCap = 1e12;
+  // A first probe of the minimum, at most 10, whatever the sample time.
+  EXPECT_EQ(next_batch_size(0, 10, 10000, 0, kNoCap, true), 10u);
+  EXPECT_EQ(next_batch_size(0, 3, 10000, 0, kNoCap, true), 3u);
+  EXPECT_EQ(next_batch_size(0, 100000, 1000000, 0, kNoCap, true), 10u);
   // Then about 2 ms of device time a batch: 100 samples of 20 us, one of 5 ms, at most 256.
-  EXPECT_EQ(next_batch_size(10, 10, 10000, 20e3, true), 100u);
-  EXPECT_EQ(next_batch_size(10, 10, 10000, 5e6, true), 1u);
-  EXPECT_EQ(next_batch_size(10, 10, 10000, 100, true), 256u);
-  EXPECT_EQ(next_batch_size(10, 10, 7, 20e3, true), 7u);  // never past the cap
+  EXPECT_EQ(next_batch_size(10, 10, 10000, 20e3, kNoCap, true), 100u);
+  EXPECT_EQ(next_batch_size(4, 10, 10000, 5e6, kNoCap, true), 1u);
+  EXPECT_EQ(next_batch_size(10, 10, 10000, 100, kNoCap, true), 256u);
+  EXPECT_EQ(next_batch_size(10, 10, 7, 20e3, kNoCap, true), 7u);  // never past the sample cap
+  EXPECT_EQ(next_batch_size(10, 10, 10000, 20e3, 100e3, true), 5u);  // nor the time left
   // A device that times on the host (the CPU) is asked for one at a time.
-  EXPECT_EQ(next_batch_size(10, 10, 10000, 20e3, false), 1u);
-  EXPECT_EQ(next_batch_size(10, 10, 0, 20e3, true), 0u);
+  EXPECT_EQ(next_batch_size(0, 10, 10000, 0, kNoCap, false), 1u);
+  EXPECT_EQ(next_batch_size(10, 10, 10000, 20e3, kNoCap, false), 1u);
+  EXPECT_EQ(next_batch_size(10, 10, 0, 20e3, kNoCap, true), 0u);
+}
+
+TEST(MeasureEngine, AHugeMinimumUnderATimeCapStopsAtTheCap) {
+  Script script;
+  script.sample_ns = 1e6;  // 1 ms a sample
+  MeasureSettings settings = quiet_settings();
+  settings.stopping.min_samples = 100000;
+  settings.stopping.max_noise = 0;
+  settings.stopping.max_time_s = 0.05;
+  bool healthy = true;
+  const EvaluationResult result = measure(script, settings, healthy);
+  ASSERT_EQ(result.outcome, Outcome::ok) << result.message;
+  EXPECT_EQ(result.samples_ns.size(), 50u) << result.message;
+  std::size_t queued = 0;
+  for (std::size_t batch : script.batches) queued += batch;
+  EXPECT_LE(queued, 52u);  // a batch at most one sample past the time left
 }
 
 TEST(MeasureEngine, AWrongResultJudgedOnTheDeviceIsNotTimed) {

@@ -1,6 +1,7 @@
 #include "tuner/backends/compile_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -58,6 +59,12 @@ class CompilePool final : public VariantBuilder {
     return built;
   }
 
+  bool ready(std::size_t id) const override {
+    std::lock_guard lock(mutex_);
+    const auto found = results_.find(id);
+    return found != results_.end() && found->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
   std::string arch() const override { return arch_; }
 
   // The config as the compiler sees it: without the parameters only the launch reads.
@@ -105,7 +112,7 @@ class CompilePool final : public VariantBuilder {
   // Every build by its code config's key, so configs with the same code share it. Builds are
   // small (a path, a log), so they are kept for the whole tune.
   std::map<std::string, std::shared_future<BuiltVariant>> builds_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> queue_;
   std::map<std::size_t, std::shared_future<BuiltVariant>> results_;

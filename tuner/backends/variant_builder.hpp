@@ -27,6 +27,11 @@ class VariantBuilder {
   virtual void prefetch(std::size_t id, const Config& config) = 0;
   // The build of `config`, waiting for it if queued; builds it now if it was never queued.
   virtual BuiltVariant get(std::size_t id, const Config& config) = 0;
+  // Whether get(id) would return at once (its build has finished); false for one never queued.
+  virtual bool ready(std::size_t id) const {
+    (void)id;
+    return true;
+  }
   virtual std::string arch() const = 0;
 };
 

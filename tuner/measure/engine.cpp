@@ -15,6 +15,9 @@ namespace {
 // past the stopping rule's decision waste little.
 constexpr double kBatchDeviceNs = 2e6;
 constexpr std::size_t kMaxBatch = 256;
+// The first batch, before any sample's time is known: a user's --min-samples 100000 under a time
+// cap must not queue 100000 launches at once.
+constexpr std::size_t kFirstBatch = 10;
 
 // What was measured before the failure is dropped: a failed config has no timing.
 EvaluationResult failed(EvaluationResult result, const DeviceFault& fault) {
@@ -28,13 +31,13 @@ EvaluationResult failed(EvaluationResult result, const DeviceFault& fault) {
 }  // namespace
 
 std::size_t next_batch_size(std::size_t taken, std::size_t min_samples, std::size_t remaining, double mean_sample_ns,
-                            bool queues_samples) {
+                            double time_left_ns, bool queues_samples) {
   if (remaining == 0) return 0;
-  std::size_t size = 1;
-  if (taken < min_samples) size = min_samples - taken;  // all of them are needed anyway
-  else if (queues_samples && mean_sample_ns > 0)
-    size = static_cast<std::size_t>(std::clamp(kBatchDeviceNs / mean_sample_ns, 1.0, static_cast<double>(kMaxBatch)));
-  return std::min(size, remaining);
+  if (!queues_samples) return 1;
+  if (taken == 0 || mean_sample_ns <= 0) return std::min(remaining, std::clamp<std::size_t>(min_samples, 1, kFirstBatch));
+  double size = std::clamp(kBatchDeviceNs / mean_sample_ns, 1.0, static_cast<double>(kMaxBatch));
+  if (time_left_ns > 0) size = std::min(size, std::max(1.0, std::ceil(time_left_ns / mean_sample_ns)));
+  return std::min(static_cast<std::size_t>(size), remaining);
 }
 
 EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& family, const Problem& problem,
@@ -119,16 +122,19 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
     const std::size_t most = std::max<std::size_t>(settings.stopping.max_samples, 1);
     std::size_t taken = 0;
     double device_ns = 0;  // every timed sample and what ran between them, for the batch size
+    double sampled_ns = 0;  // the samples' own time, as the stopping rule's time cap counts it
     while (!rule.done() && taken < most) {
       const double mean = taken == 0 ? 0 : device_ns / static_cast<double>(taken);
+      const double time_left = settings.stopping.max_time_s * 1e9 - sampled_ns;
       const std::size_t count = next_batch_size(taken, settings.stopping.min_samples, most - taken, mean,
-                                                variant->queues_samples());
+                                                std::max(time_left, 1.0), variant->queues_samples());
       const SampleBatch batch = variant->time(count, flush);
       result.device_time.between_ns += batch.between_ns;
       device_ns += batch.between_ns;
       for (const double ns : batch.kernel_ns) {
         result.device_time.kernel_ns += ns;
         device_ns += ns;
+        sampled_ns += ns;
         ++taken;
         if (rule.done()) continue;  // queued past the decision: device time, not a sample
         result.samples_ns.push_back(ns);

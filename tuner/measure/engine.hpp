@@ -101,10 +101,12 @@ class MeasureTarget {
   virtual std::optional<DeviceFault> fault(std::exception_ptr error, MeasurePhase phase) const = 0;
 };
 
-// How many samples the next batch queues: the rest of min_samples first, then about
-// kBatchDeviceNs of device time (at most max_batch), never past `remaining`.
+// How many samples the next batch queues: one at a time for a device that times on the host; a
+// first probe of min(min_samples, 10); then about kBatchDeviceNs of device time at the mean so far
+// (at most 256), never past the samples `remaining` under the cap, nor (much) past the sampling
+// time left (`time_left_ns`, the stopping rule's max_time_s less the samples' time so far).
 std::size_t next_batch_size(std::size_t taken, std::size_t min_samples, std::size_t remaining,
-                            double mean_sample_ns, bool queues_samples);
+                            double mean_sample_ns, double time_left_ns, bool queues_samples);
 
 // Verifies and times one config on `target`. `healthy` becomes false after a sticky fault.
 EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& family, const Problem& problem,

@@ -4,44 +4,45 @@
 
 namespace ktune {
 
-void ObservationOrder::taken(std::size_t index, const Config& config) { taken_.push_back({index, config, std::nullopt}); }
-
-void ObservationOrder::forget(std::size_t index) {
-  const auto it = std::find_if(taken_.begin(), taken_.end(), [&](const TakenConfig& t) { return t.index == index; });
-  if (it != taken_.end()) taken_.erase(it);
+void ObservationOrder::proposed(std::size_t index, const Config& config) {
+  proposed_.push_back({index, config, std::nullopt});
+  sequence_.push_back(++proposals_);
 }
 
 void ObservationOrder::result(std::size_t index, EvaluationResult result) {
-  const auto it = std::find_if(taken_.begin(), taken_.end(),
-                               [&](const TakenConfig& t) { return t.index == index && !t.result; });
-  if (it != taken_.end()) it->result = std::move(result);
+  const auto it = std::find_if(proposed_.begin(), proposed_.end(),
+                               [&](const ProposedConfig& p) { return p.index == index && !p.result; });
+  if (it != proposed_.end()) it->result = std::move(result);
 }
 
-std::deque<TakenConfig> ObservationOrder::ready(bool final) {
-  std::deque<TakenConfig> out;
-  if (!ordered_) {  // whatever has a result, as it came
-    for (auto it = taken_.begin(); it != taken_.end();) {
-      if (it->result) {
-        out.push_back(std::move(*it));
-        it = taken_.erase(it);
+std::deque<ProposedConfig> ObservationOrder::ready(bool final) {
+  std::deque<ProposedConfig> out;
+  if (lag_ == 0) {  // whatever has a result, as it came
+    for (std::size_t i = 0; i < proposed_.size();) {
+      if (proposed_[i].result) {
+        out.push_back(std::move(proposed_[i]));
+        proposed_.erase(proposed_.begin() + static_cast<std::ptrdiff_t>(i));
+        sequence_.erase(sequence_.begin() + static_cast<std::ptrdiff_t>(i));
       } else {
-        ++it;
+        ++i;
       }
     }
     return out;
   }
-  while (!taken_.empty() && taken_.front().result && (final || taken_.size() > 1)) {
-    out.push_back(std::move(taken_.front()));
-    taken_.pop_front();
+  while (!proposed_.empty() && proposed_.front().result && (final || proposals_ + 1 >= sequence_.front() + lag_)) {
+    out.push_back(std::move(proposed_.front()));
+    proposed_.pop_front();
+    sequence_.pop_front();
   }
   return out;
 }
 
-std::deque<TakenConfig> ObservationOrder::rest() {
-  std::deque<TakenConfig> out;
-  for (TakenConfig& t : taken_)
-    if (t.result) out.push_back(std::move(t));
-  taken_.clear();
+std::deque<ProposedConfig> ObservationOrder::rest() {
+  std::deque<ProposedConfig> out;
+  for (ProposedConfig& p : proposed_)
+    if (p.result) out.push_back(std::move(p));
+  proposed_.clear();
+  sequence_.clear();
   return out;
 }
 

@@ -1,17 +1,17 @@
-// When a learning strategy sees each result, so that one device can keep a config waiting beside
-// the one it measures (the GPU no longer idles through the tuner's database writes, the
-// strategy's model fit and the worker round trip) while a resumed tune still proposes exactly
-// the configs the interrupted one did.
+// When a learning strategy sees each result, so that a device is never held back by the order
+// of proposals: it keeps a config queued beside the one it measures (no idling through the
+// tuner's database writes, the strategy's model fit and the worker round trip), and it may
+// measure a later proposal first when an earlier one is still compiling. A resumed tune, which
+// finds results in the database at once and in any order, still calls the strategy in exactly
+// the order the interrupted one did, and so proposes the same configs.
 //
-// The rule, the same for measured and reused configs: at most `window` configs are taken and not
-// yet observed, results are observed in the order their configs were taken, and a result is
-// observed only once the config after it has been taken (or nothing more will be). A tune that
-// measures config k sees it after proposing k+1 because k+1 was queued while k ran; a resumed
-// tune that finds k in the database holds it until it has proposed k+1. Both therefore call the
-// strategy in the same order: propose k+1, observe k, propose k+2, ...
+// The rule, with a fixed lag L: results are observed in the order their configs were proposed;
+// proposal n is made only once result n-L has been observed, and result k is observed only once
+// proposal k+L-1 has been made (or nothing more will be). The strategy's calls are therefore
+// always P1 .. PL, O1, P(L+1), O2, P(L+2), ... however the results came.
 //
 // Unordered (several devices, or a strategy that does not learn): every result is observed as it
-// arrives and nothing limits taking.
+// arrives and nothing limits proposing.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,7 @@
 
 namespace ktune {
 
-struct TakenConfig {
+struct ProposedConfig {
   std::size_t index;  // in the valid configs
   Config config;
   std::optional<EvaluationResult> result;  // once measured or found
@@ -31,26 +31,25 @@ struct TakenConfig {
 
 class ObservationOrder {
  public:
-  // ordered == false: observe as results arrive.
-  explicit ObservationOrder(bool ordered, std::size_t window = 2) : ordered_(ordered), window_(window) {}
+  // lag 0: unordered.
+  explicit ObservationOrder(std::size_t lag) : lag_(lag) {}
 
-  // Whether another config may be taken now.
-  bool may_take() const { return !ordered_ || taken_.size() < window_; }
-  void taken(std::size_t index, const Config& config);
-  // A taken config that will not be observed after all (another tuner is measuring it).
-  void forget(std::size_t index);
+  // Whether the strategy may be asked for another config now.
+  bool may_propose() const { return lag_ == 0 || proposed_.size() < lag_; }
+  void proposed(std::size_t index, const Config& config);
   void result(std::size_t index, EvaluationResult result);
-  // The results that may be observed now, in order. `final`: nothing more will be taken.
-  std::deque<TakenConfig> ready(bool final);
+  // The results that may be observed now, in order. `final`: nothing more will be proposed.
+  std::deque<ProposedConfig> ready(bool final);
   // At the end of the tune: every result left, in order; configs that never got one (dropped
   // from the queue by an interrupt) are skipped.
-  std::deque<TakenConfig> rest();
-  bool ordered() const { return ordered_; }
+  std::deque<ProposedConfig> rest();
+  std::size_t lag() const { return lag_; }
 
  private:
-  bool ordered_;
-  std::size_t window_;
-  std::deque<TakenConfig> taken_;
+  std::size_t lag_;
+  std::size_t proposals_ = 0;         // made so far
+  std::deque<std::size_t> sequence_;  // the proposal number of each entry of proposed_
+  std::deque<ProposedConfig> proposed_;  // proposed and not yet observed, in proposal order
 };
 
 }  // namespace ktune

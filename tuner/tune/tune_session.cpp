@@ -397,17 +397,37 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   summary.devices = pool.device_labels_in_use();
   const std::size_t lookahead = builder ? static_cast<std::size_t>(2 * compile_threads()) + summary.devices.size() : 0;
   std::deque<std::size_t> upcoming;
+  // A learning strategy on one device sees results in proposal order, `lag` proposals behind
+  // (observation_order.hpp): as far behind as the compile lookahead already put it, plus the
+  // configs at the device.
+  ObservationOrder order(strategy->learns() && pool.devices_in_use() == 1 ? lookahead + 3 : 0);
+  bool exhausted = false;  // the strategy has nothing more to propose
+  // The next config to measure: proposed ahead (so that it compiles while others are measured),
+  // then the first proposed whose build is done or that needs none (found in the database), so
+  // the device measures the next ones while a slow compile finishes; else the first. Nothing when
+  // the strategy may not propose yet (it waits on an observation) or has nothing more.
   auto take_next = [&]() -> std::optional<std::size_t> {
-    while (upcoming.size() <= lookahead) {
+    while (!exhausted && upcoming.size() <= lookahead && order.may_propose()) {
       const auto index = next_index();
-      if (!index) break;
+      if (!index) {
+        exhausted = true;
+        break;
+      }
       upcoming.push_back(*index);
       const Config config = valid.config(*index);
+      order.proposed(*index, config);
       if (builder && !stored.count(config.key())) builder->prefetch(*index, config);
     }
     if (upcoming.empty()) return std::nullopt;
-    const std::size_t index = upcoming.front();
-    upcoming.pop_front();
+    auto chosen = upcoming.begin();
+    if (builder)
+      for (auto it = upcoming.begin(); it != upcoming.end(); ++it)
+        if (builder->ready(*it) || stored.count(valid.config(*it).key())) {
+          chosen = it;
+          break;
+        }
+    const std::size_t index = *chosen;
+    upcoming.erase(chosen);
     return index;
   };
 
@@ -444,9 +464,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     }
   } claims_guard{store};
   std::deque<std::size_t> deferred;
-  ObservationOrder order(strategy->learns() && pool.devices_in_use() == 1);
   auto observe = [&](bool final) {
-    for (TakenConfig& t : order.ready(final)) visited(t.index, t.config, *t.result);
+    for (ProposedConfig& p : order.ready(final)) visited(p.index, p.config, *p.result);
   };
   // Configs the budget already counts: measured, reused, in flight, or waiting on another tuner.
   auto counted = [&] { return summary.evaluated + summary.reused + pool.in_flight() + deferred.size(); };
@@ -455,7 +474,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   while (true) {
     // Hand out configs while a device is free; stop proposing once a limit is reached.
     waiting_on_others = false;
-    while (proposing && pool.has_room() && order.may_take()) {
+    bool blocked = false;
+    while (proposing && pool.has_room()) {
       if (g_stop_requested.load()) break;  // handled below, also while waiting
       if (request.budget && deferred.empty() && counted() >= *request.budget) {
         summary.stop_reason = "budget of " + std::to_string(*request.budget) + " configs reached";
@@ -480,6 +500,10 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
           waiting_on_others = true;
           break;
         }
+        if (!exhausted && (!request.budget || counted() < *request.budget)) {
+          blocked = true;  // the strategy waits on a result still being measured
+          break;
+        }
         summary.stop_reason = "space exhausted";
         proposing = false;
         break;
@@ -493,7 +517,6 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
         if (auto fresh = store.find_measurement(device_id, kernel_id, problem_id, config.key()))
           found = stored.emplace(config.key(), std::move(*fresh)).first;
       if (measured_first.erase(config.key()) > 0) {
-        order.taken(*index, config);
         order.result(*index, found->second.result);
         observe(false);
         continue;
@@ -503,7 +526,6 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       if (found != stored.end() && !retry) {
         ++summary.reused;
         spent_seconds += found->second.result.environment.value("evaluation_seconds", 0.0);
-        order.taken(*index, config);
         order.result(*index, found->second.result);
         observe(false);
         continue;
@@ -518,7 +540,6 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
         continue;
       }
       if (retry) retried.insert(config.key());
-      order.taken(*index, config);
       observe(false);
       // Racing: a config clearly slower than the best so far stops once it has its minimum samples.
       const double race_ns = request.race && summary.best ? summary.best->stats.median_ns : 0.0;
@@ -534,6 +555,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     if (!proposing) observe(true);
     if (pool.in_flight() == 0) {
       if (!proposing) break;
+      if (blocked) observe(true);  // nothing left to wait for: what has come is observed
       if (waiting_on_others) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (pool.devices_in_use() == 0)
         throw BackendUnavailable("every device of this tune was lost; the results so far are in the database, "
@@ -546,7 +568,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     order.result(done.job.index, std::move(done.result));
     observe(!proposing);
   }
-  for (TakenConfig& t : order.rest()) visited(t.index, t.config, *t.result);
+  for (ProposedConfig& p : order.rest()) visited(p.index, p.config, *p.result);
   pool.end();
   pool_task.ended = true;
   summary.lost = pool.losses();
