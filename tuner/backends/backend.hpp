@@ -67,6 +67,10 @@ class Backend {
     (void)problem;
     (void)seed;
   }
+  // False while the problem's float64 reference is still being computed (a backend may compute it
+  // while it measures the first configs, whose outputs are then checked after their timing): an
+  // evaluation may then wait for it, and the worker's client allows it the set-up's time.
+  virtual bool reference_ready() const { return true; }
   // False once the device is unusable (a sticky GPU error): the worker must be replaced.
   virtual bool healthy() const { return true; }
 };

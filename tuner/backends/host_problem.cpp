@@ -10,7 +10,8 @@ std::string host_problem_key(const KernelFamily& family, const Problem& problem,
   return problem.family + ":" + problem.key() + "#" + std::to_string(seed) + "|" + family.reference_revision(problem);
 }
 
-HostProblem make_host_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+HostProblem make_host_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed,
+                              bool with_reference) {
   HostProblem host;
   host.key = host_problem_key(family, problem, seed);
   host.specs = family.tensors(problem);
@@ -25,7 +26,7 @@ HostProblem make_host_problem(const KernelFamily& family, const Problem& problem
     cpu::store_values(spec.precision(problem), values[t], host.stored.back().data());
     cpu::load_values(spec.precision(problem), host.stored.back().data(), values[t]);
   }
-  family.reference(problem, values);
+  if (with_reference) family.reference(problem, values);
   host.expected = std::move(values);
   return host;
 }

@@ -20,6 +20,9 @@ struct HostProblem {
 };
 
 std::string host_problem_key(const KernelFamily& family, const Problem& problem, std::uint64_t seed);
-HostProblem make_host_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed);
+// With with_reference false, `expected` holds the inputs as rounded and zeroed outputs: the
+// caller runs family.reference on it later (a backend computes it while the GPU measures).
+HostProblem make_host_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed,
+                              bool with_reference = true);
 
 }  // namespace ktune

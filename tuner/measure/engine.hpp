@@ -60,6 +60,9 @@ class LoadedVariant {
   // Host copies of every output of that run, in tensor order; they stay valid while the variant
   // is timed.
   virtual std::vector<OutputCopy> read_outputs() = 0;
+  // Whether the problem's float64 reference is still being computed: the engine then times the
+  // variant first and checks its outputs after (check_on_device and read_outputs wait for it).
+  virtual bool reference_pending() const { return false; }
   // `runs` untimed launches (read-write tensors restored before each).
   virtual void warm_up(int runs) = 0;
   // Queues `count` samples back to back, each [restore read-write tensors] [evict caches when

@@ -148,6 +148,7 @@ void WorkerClient::start() {
   if (started_once_) ++restarts_;
   started_once_ = true;
   prepared_.clear();  // a fresh process has no problem loaded
+  reference_pending_ = false;
 }
 
 void WorkerClient::stop(bool graceful) {
@@ -280,6 +281,7 @@ EvaluationResult WorkerClient::evaluate_once(const Problem& problem, const Confi
                         (failure.outcome == Outcome::timeout ? " (the limit is --setup-timeout)" : ""));
     if (!reply.value("ok", false)) throw_worker_error(reply);
     prepared_ = key;
+    reference_pending_ = !reply.value("reference_ready", true);
     last_prepare_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   const nlohmann::json request = {{"op", "evaluate"},
@@ -289,8 +291,11 @@ EvaluationResult WorkerClient::evaluate_once(const Problem& problem, const Confi
                                   {"settings", settings.to_json()}};
   nlohmann::json reply;
   EvaluationResult failure;
-  if (!exchange(request, timeout_s, reply, failure)) return failure;
+  // While the worker still computes the problem's reference, a config may wait for it before its
+  // outputs are checked: that wait is set-up, allowed the set-up's time, not the config's.
+  if (!exchange(request, reference_pending_ ? timeout_s + setup_timeout_s : timeout_s, reply, failure)) return failure;
   if (!reply.value("ok", false)) throw_worker_error(reply);
+  reference_pending_ = !reply.value("reference_ready", true);
   if (reply.value("restart", false)) stop(true);  // the worker is exiting; reap it now
   return EvaluationResult::from_json(reply.at("result"));
 }

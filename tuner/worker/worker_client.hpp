@@ -69,6 +69,7 @@ class WorkerClient {
   int restarts_ = 0;
   bool started_once_ = false;
   std::string prepared_;  // family, problem key and seed the running worker has ready
+  bool reference_pending_ = false;  // the worker still computes that problem's float64 reference
   double last_prepare_seconds_ = 0;
   int last_death_signal_ = 0;  // the signal that ended the last worker that died, 0 for none
 };

@@ -64,7 +64,7 @@ int run_worker(const std::string& backend_name, int device_index) {
       } else if (op == "prepare") {
         const Problem problem = protocol::problem_from_json(request.at("problem"));
         backend->prepare(find_family(problem.family), problem, request.at("seed").get<std::uint64_t>());
-        reply({{"ok", true}});
+        reply({{"ok", true}, {"reference_ready", backend->reference_ready()}});
       } else if (op == "evaluate") {
         const Problem problem = protocol::problem_from_json(request.at("problem"));
         const Config config = protocol::config_from_json(request.at("config"));
@@ -74,7 +74,10 @@ int run_worker(const std::string& backend_name, int device_index) {
             backend->evaluate(find_family(problem.family), problem, config, build, settings);
         // After a sticky device error this worker is done: it says so, so the tuner starts a
         // fresh one for the next config instead of finding a closed pipe.
-        reply({{"ok", true}, {"result", result.to_json()}, {"restart", !backend->healthy()}});
+        reply({{"ok", true},
+               {"result", result.to_json()},
+               {"restart", !backend->healthy()},
+               {"reference_ready", backend->reference_ready()}});
         if (!backend->healthy()) return 0;
       } else {
         reply(error_reply("unknown worker request '" + op + "'", ExitCode::bad_input));

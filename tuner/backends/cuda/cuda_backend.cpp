@@ -81,6 +81,10 @@ struct CudaBackend::Impl final : MeasureTarget {
     bool checks_on_device = false;
     std::unique_ptr<HostReadback> readback;  // every output, at readback_offset[t]
     std::vector<std::size_t> readback_offset;
+    // The float64 reference being computed on the host's cores while the first configs are
+    // measured (`expected` holds the rounded inputs until then); invalid once it is done. Last,
+    // so that it is waited for before `expected` goes.
+    std::future<void> reference;
   };
   std::unique_ptr<ProblemState> state;
 
@@ -105,7 +109,10 @@ struct CudaBackend::Impl final : MeasureTarget {
   ProblemState& problem_state(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
     if (state && state->key == host_problem_key(family, problem, seed)) return *state;
     state.reset();
-    HostProblem host = make_host_problem(family, problem, seed);
+    // The reference is computed while configs are measured, unless it is captured from a config
+    // (a T1 spec) or nothing is checked against it.
+    const bool in_background = family.verifies(problem) && !family.reference_from_config(problem);
+    HostProblem host = make_host_problem(family, problem, seed, /*with_reference=*/!in_background);
     auto fresh = std::make_unique<ProblemState>();
     fresh->key = host.key;
     fresh->specs = host.specs;
@@ -126,9 +133,25 @@ struct CudaBackend::Impl final : MeasureTarget {
     }
     fresh->readback = std::make_unique<HostReadback>(readback_bytes);
     fresh->expected = std::move(host.expected);
-    fresh->checks_on_device = family.verifies(problem) && upload_reference(*fresh, problem);
+    if (in_background)
+      fresh->reference = std::async(std::launch::async, [&family, problem, &expected = fresh->expected] {
+        family.reference(problem, expected);
+      });
+    else
+      fresh->checks_on_device = family.verifies(problem) && upload_reference(*fresh, problem);
     state = std::move(fresh);
     return *state;
+  }
+
+  bool reference_pending(const ProblemState& problem_state) const {
+    return problem_state.reference.valid() &&
+           problem_state.reference.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  }
+  // Waits for the reference computed in the background, then puts it on the device.
+  void ensure_reference(ProblemState& problem_state, const Problem& problem) {
+    if (!problem_state.reference.valid()) return;
+    problem_state.reference.get();  // rethrows what the reference threw
+    problem_state.checks_on_device = upload_reference(problem_state, problem);
   }
 
   // The reference of every output as float64 on the device; false (nothing kept) when a
@@ -214,6 +237,7 @@ CudaBackend::~CudaBackend() = default;
 
 const DeviceInfo& CudaBackend::device() const { return impl_->info; }
 bool CudaBackend::healthy() const { return impl_->healthy; }
+bool CudaBackend::reference_ready() const { return !impl_->state || !impl_->reference_pending(*impl_->state); }
 void CudaBackend::prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
   impl_->problem_state(family, problem, seed);
 }
@@ -245,7 +269,10 @@ class CudaVariant final : public LoadedVariant {
     KT_CU(cuCtxSynchronize());
   }
 
+  bool reference_pending() const override { return backend_.reference_pending(state_); }
+
   std::optional<OutputCheck> check_on_device(const KernelFamily& family, const Problem& problem) override {
+    backend_.ensure_reference(state_, problem);
     if (!state_.checks_on_device) return std::nullopt;
     std::vector<DeviceOutput> on_device;
     for (std::size_t t = 0; t < state_.specs.size(); ++t)
@@ -259,6 +286,7 @@ class CudaVariant final : public LoadedVariant {
   }
 
   std::vector<OutputCopy> read_outputs() override {
+    backend_.ensure_reference(state_, problem_);
     std::vector<OutputCopy> copies;
     for (std::size_t t = 0; t < state_.specs.size(); ++t) {
       if (!state_.specs[t].is_output) continue;

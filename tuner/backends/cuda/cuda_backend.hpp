@@ -20,6 +20,7 @@ class CudaBackend final : public Backend {
   EvaluationResult evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
                             const VariantBuild& build, const MeasureSettings& settings) override;
   bool healthy() const override;
+  bool reference_ready() const override;
   void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
 
   struct Impl;  // the device, the problem loaded and the measurement target (cuda_backend.cpp)
