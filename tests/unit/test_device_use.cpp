@@ -1,9 +1,10 @@
-// How busy a tune kept its devices, from synthetic results: shares of the wall time per device
-// and distinct configs per minute.
+// How busy a tune kept its devices, from synthetic results: shares of the wall time per device,
+// distinct configs per minute, and the summary's JSON.
 #include <gtest/gtest.h>
 
 #include "tuner/measure/device_use.hpp"
 #include "tuner/measure/evaluation.hpp"
+#include "tuner/tune/tune_session.hpp"
 
 namespace ktune {
 namespace {
@@ -61,6 +62,17 @@ TEST(DeviceUse, NothingMeasuredOrNoTimeIsAllZero) {
   EXPECT_DOUBLE_EQ(use.configs_per_minute, 2.0);
   const DeviceUse instant = untimed.over(0.0);
   EXPECT_EQ(instant.configs_per_minute, 0);
+}
+
+TEST(DeviceUse, InTheSummaryJson) {
+  TuneSummary summary;
+  summary.device_use = DeviceUse{.kernel_share = 0.5, .between_share = 0.25, .configs_per_minute = 12};
+  const nlohmann::json json = summary.to_json();
+  ASSERT_TRUE(json.contains("device_use"));
+  EXPECT_EQ(json["device_use"], (nlohmann::json{{"kernel_share", 0.5},
+                                                {"between_share", 0.25},
+                                                {"busy_share", 0.75},
+                                                {"configs_per_minute", 12.0}}));
 }
 
 TEST(DeviceUse, DeviceTimeTravelsInTheResultJson) {
