@@ -264,12 +264,18 @@ std::int64_t Store::begin_run(const RunInfo& run, std::int64_t device_id, std::i
   return id;
 }
 
-void Store::finish_run(std::int64_t run_id, const std::string& status) {
+void Store::finish_run(std::int64_t run_id, const std::string& status, const std::optional<DeviceUse>& device_use) {
   Impl& self = Impl::of(impl_);
   Transaction txn = self.transaction();
   {
-    Query update = self.query("UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3");
+    Query update = self.query(
+        "UPDATE runs SET finished_at = ?1, status = ?2, kernel_share = ?4, between_share = ?5, "
+        "configs_per_minute = ?6 WHERE id = ?3");
     update->bind_text(1, now_iso8601()).bind_text(2, status).bind_int(3, run_id);
+    if (device_use)
+      update->bind_real(4, device_use->kernel_share)
+          .bind_real(5, device_use->between_share)
+          .bind_real(6, device_use->configs_per_minute);
     update->run();
   }
   if (sqlite3_changes(self.db) == 0)

@@ -10,7 +10,7 @@
 //   auto run = store.begin_run({...});
 //   auto done = store.load_measurements(device, kernel, problem);   // config key -> result
 //   store.record_measurement(run, device, kernel, problem, config, result);
-//   store.finish_run(run, "finished");
+//   store.finish_run(run, "finished", device_use);
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,7 @@
 #include "tuner/core/config.hpp"
 #include "tuner/core/device.hpp"
 #include "tuner/core/problem.hpp"
+#include "tuner/measure/device_use.hpp"
 #include "tuner/measure/evaluation.hpp"
 
 namespace ktune {
@@ -119,9 +120,12 @@ class Store {
 
   std::int64_t begin_run(const RunInfo& run, std::int64_t device_id, std::int64_t kernel_id,
                          std::int64_t problem_id);
-  void finish_run(std::int64_t run_id, const std::string& status);
+  // Ends a run with its status ("finished", "interrupted", ...) and, when given, how busy it kept
+  // its devices (runs.kernel_share, between_share, configs_per_minute; NULL when not given).
+  void finish_run(std::int64_t run_id, const std::string& status,
+                  const std::optional<DeviceUse>& device_use = std::nullopt);
   // Notes on a run as a JSON object (how its launch was derived, ...): runs.notes.
-  void set_run_notes(std::int64_t run_id, const nlohmann::json& notes);  // "finished", "interrupted", ...
+  void set_run_notes(std::int64_t run_id, const nlohmann::json& notes);
 
   // Every measurement already stored for this device, kernel and problem, keyed by Config::key().
   std::map<std::string, StoredMeasurement> load_measurements(std::int64_t device_id,

@@ -188,9 +188,11 @@ MergeCounts Store::merge_from(const fs::path& source, const std::function<bool()
     exec(self.db, kMapIds, self.path);
 
     counts.runs = run(std::string("INSERT INTO main.runs (started_at, finished_at, status, command, ktune_version, git_commit, "
-                                  "argv, hostname, strategy, seed, device_id, kernel_id, problem_id) "
+                                  "argv, hostname, strategy, seed, device_id, kernel_id, problem_id, kernel_share, "
+                                  "between_share, configs_per_minute) "
                                   "SELECT started_at, finished_at, status, command, ktune_version, git_commit, argv, hostname, "
-                                  "strategy, seed, to_device, to_kernel, to_problem FROM (") +
+                                  "strategy, seed, to_device, to_kernel, to_problem, kernel_share, between_share, "
+                                  "configs_per_minute FROM (") +
                       kSourceRuns + ") r WHERE NOT EXISTS (SELECT 1 FROM main.runs x WHERE " + kSameRun + ")");
     run(std::string("INSERT INTO merge_ids SELECT 'run', r.id, (SELECT min(x.id) FROM main.runs x WHERE ") + kSameRun +
         ") FROM (" + kSourceRuns + ") r");

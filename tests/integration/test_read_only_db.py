@@ -106,6 +106,8 @@ class ReadOnlyDatabase(harness.KtuneTestCase):
         # Back to schema version 1: as a database written before bench history was added.
         with sqlite3.connect(self.db) as connection:
             connection.executescript("DROP TABLE bench_results; DROP TABLE bench_runs; ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN owner; DROP TABLE claims; "
+                                     "ALTER TABLE runs DROP COLUMN kernel_share; ALTER TABLE runs DROP COLUMN between_share; "
+                                     "ALTER TABLE runs DROP COLUMN configs_per_minute; "
                                      "DELETE FROM schema_migrations WHERE version > 1; PRAGMA user_version = 1;")
         connection.close()
         self.assertEqual(os.listdir(self.shared), ["results.db"])

@@ -237,6 +237,50 @@ TEST_F(StoreTest, EmptyFileIsANewDatabase) {
   EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
 }
 
+// A finished run keeps how busy it kept its devices; a run finished without (a failed one) keeps
+// NULL.
+TEST_F(StoreTest, FinishedRunKeepsItsDeviceUse) {
+  const fs::path path = dir_ / "use.db";
+  std::int64_t failed_run = 0, finished_run = 0;
+  {
+    Store store = Store::open(path);
+    const Target target = make_target(store);
+    failed_run = target.run;
+    store.finish_run(failed_run, "failed");
+    finished_run = store.begin_run(run_info(), target.device, target.kernel, target.problem);
+    store.finish_run(finished_run, "finished",
+                     DeviceUse{.kernel_share = 0.625, .between_share = 0.25, .configs_per_minute = 212.5});
+  }
+  RawDb raw(path, SQLITE_OPEN_READONLY);
+  auto row = [&](std::int64_t run) {
+    return raw.scalar("SELECT status || ' ' || ifnull(kernel_share, 'NULL') || ' ' || ifnull(between_share, 'NULL') || ' ' || "
+                      "ifnull(configs_per_minute, 'NULL') FROM runs WHERE id = " + std::to_string(run));
+  };
+  EXPECT_EQ(row(failed_run), "failed NULL NULL NULL");
+  EXPECT_EQ(row(finished_run), "finished 0.625 0.25 212.5");
+}
+
+// A database of schema 5 (before runs kept their device use) opens, gains the columns with NULL
+// for the runs it had, and records the device use of its next run.
+TEST_F(StoreTest, OlderDatabaseGainsTheDeviceUseColumns) {
+  const fs::path path = make_real_db("schema5.db");
+  {
+    RawDb raw(path);
+    raw.exec("ALTER TABLE runs DROP COLUMN kernel_share; ALTER TABLE runs DROP COLUMN between_share; "
+             "ALTER TABLE runs DROP COLUMN configs_per_minute; DELETE FROM schema_migrations WHERE version > 5; "
+             "PRAGMA user_version = 5;");
+  }
+  Store store = Store::open(path);
+  EXPECT_EQ(store.schema_version(), Store::latest_schema_version());
+  const Target target = make_target(store);
+  store.finish_run(target.run, "finished", DeviceUse{.kernel_share = 0.5, .between_share = 0.125, .configs_per_minute = 30});
+  RawDb raw(path, SQLITE_OPEN_READONLY);
+  EXPECT_EQ(raw.column("SELECT ifnull(kernel_share, 'NULL') || ' ' || ifnull(between_share, 'NULL') || ' ' || "
+                       "ifnull(configs_per_minute, 'NULL') FROM runs ORDER BY id"),
+            (std::vector<std::string>{"NULL NULL NULL", "0.5 0.125 30.0"}));
+  EXPECT_EQ(raw.scalar("SELECT name FROM schema_migrations WHERE version = 6"), "run_device_use");
+}
+
 TEST_F(StoreTest, UpsertsAreIdempotent) {
   Store store = Store::open(dir_ / "upsert.db");
   const auto device = store.upsert_device(cpu_device());
@@ -460,6 +504,7 @@ TEST_F(StoreTest, MergeMatchesRowsByNaturalKeysAndKeepsTheFirstResult) {
     const Target t = make_target(store);
     for (int i = 3; i < 8; ++i)
       store.record_measurement(t.run, t.device, t.kernel, t.problem, make_config(i), ok_result({10.0 + i}));
+    store.finish_run(t.run, "finished", DeviceUse{.kernel_share = 0.75, .between_share = 0.125, .configs_per_minute = 6});
   }
   const std::string source_bytes = read_bytes(source);
 
@@ -478,6 +523,12 @@ TEST_F(StoreTest, MergeMatchesRowsByNaturalKeysAndKeepsTheFirstResult) {
   ASSERT_EQ(best.size(), 2u);
   EXPECT_EQ(best[0].device.fingerprint, "cpu:other-machine");
   EXPECT_DOUBLE_EQ(best[0].stats.median_ns, 7.0);
+  {  // a merged run keeps its device use
+    RawDb raw(into, SQLITE_OPEN_READONLY);
+    EXPECT_EQ(raw.column("SELECT kernel_share || ' ' || between_share || ' ' || configs_per_minute FROM runs "
+                         "WHERE kernel_share IS NOT NULL"),
+              std::vector<std::string>{"0.75 0.125 6.0"});
+  }
 
   const MergeCounts again = store.merge_from(source);
   EXPECT_EQ(again.devices + again.runs + again.measurements, 0);

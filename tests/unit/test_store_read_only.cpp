@@ -185,6 +185,8 @@ TEST_F(StoreReadOnlyTest, WritingToAReadOnlyStoreIsABug) {
 
 TEST_F(StoreReadOnlyTest, RefusesAnOlderSchemaNamingTheFileAndLeavesIt) {
   sql(db_, "DROP TABLE bench_results; DROP TABLE bench_runs; ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN owner; DROP TABLE claims; "
+           "ALTER TABLE runs DROP COLUMN kernel_share; ALTER TABLE runs DROP COLUMN between_share; "
+           "ALTER TABLE runs DROP COLUMN configs_per_minute; "
            "DELETE FROM schema_migrations WHERE version > 1; PRAGMA user_version = 1;");
   ASSERT_EQ(names_in(dir_), std::vector<std::string>{"results.db"});
   const std::string bytes = read_bytes(db_);

@@ -71,6 +71,16 @@ struct TuneOptions {
   std::string devices;
 };
 
+// "busy 91% (kernels 64%, evictions and restores 27%), 212 configs/min"
+std::string device_use_text(const DeviceUse& use) {
+  char text[160];
+  const double per_minute = use.configs_per_minute;
+  std::snprintf(text, sizeof text, "busy %.0f%% (kernels %.0f%%, evictions and restores %.0f%%), %.*f configs/min",
+                use.busy_share() * 100, use.kernel_share * 100, use.between_share * 100,
+                per_minute > 0 && per_minute < 10 ? 1 : 0, per_minute);
+  return text;
+}
+
 void print_summary(const TuneSummary& s, const std::string& header, double noisy_above) {
   auto line = [](const std::string& label, const std::string& text) {
     std::cout << "  " << label << std::string(11 - std::min<std::size_t>(label.size(), 10), ' ') << text << "\n";
@@ -144,6 +154,7 @@ void print_summary(const TuneSummary& s, const std::string& header, double noisy
   }
   if (!header.empty()) line("header", header + "  (the database's fastest for each problem, across tunes)");
   for (const auto& file : s.recorded_files) line("recorded", file.string());
+  line("device", device_use_text(s.device_use));
   char took[32];
   std::snprintf(took, sizeof took, "%.1f s", s.seconds);
   line("took", took);

@@ -53,8 +53,8 @@ class RunGuard {
       }
     }
   }
-  void finish(const std::string& status) {
-    store_.finish_run(run_id_, status);
+  void finish(const std::string& status, const DeviceUse& device_use) {
+    store_.finish_run(run_id_, status, device_use);
     finished_ = true;
   }
 
@@ -142,6 +142,7 @@ nlohmann::json TuneSummary::to_json() const {
                         {"best", timing(best)},
                         {"default", timing(default_config)},
                         {"seconds", seconds},
+                        {"device_use", device_use.to_json()},
                         {"stop_reason", stop_reason},
                         {"interrupted", interrupted},
                         {"run_id", run_id},
@@ -302,6 +303,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
                       setup_timeout_for(request)};
   task.settings.seed = mix_seed(request.seed, problem.key());
 
+  // The device time of every config measured in this run (not of those reused).
+  DeviceUseTally device_use;
   // A measurement back from a device: stamped, recorded, counted.
   auto record = [&](FinishedEvaluation& done, bool retry) {
     EvaluationResult& result = done.result;
@@ -340,6 +343,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
     }
     store.record_measurement(summary.run_id, device_id, kernel_id, problem_id, done.job.config, result, retry);
     ++summary.evaluated;
+    device_use.add(done.job.config.key(), done.device, result.device_time);
   };
 
   // The family keeps the output of a trusted config as its reference (a T1 spec without
@@ -573,6 +577,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
   pool_task.ended = true;
   summary.lost = pool.losses();
   summary.seconds = elapsed();
+  summary.device_use = device_use.over(summary.seconds);
   // The measurements are stored: a recording that cannot be written (a full disk) is reported,
   // and does not make the run a failed one.
   if (request.record_dir) {
@@ -582,7 +587,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       summary.record_error = e.what();
     }
   }
-  run_guard.finish(summary.interrupted ? "interrupted" : "finished");
+  run_guard.finish(summary.interrupted ? "interrupted" : "finished", summary.device_use);
   observer.finished(summary);
   return summary;
 }

@@ -19,6 +19,7 @@
 #include "tuner/core/device.hpp"
 #include "tuner/core/problem.hpp"
 #include "tuner/core/search_space.hpp"
+#include "tuner/measure/device_use.hpp"
 #include "tuner/strategies/replay.hpp"
 #include "tuner/tune/tune_devices.hpp"
 
@@ -87,6 +88,11 @@ struct TuneSummary {
   double bytes = 0;
   double flops = 0;
   double seconds = 0;
+  // How busy the tune kept its devices over `seconds`: shares of each device's time (the device
+  // time of the configs measured in this run, divided by the number of devices that measured
+  // them) and distinct configs measured per minute over all devices (device_use.hpp). Reused
+  // results took no device time here and do not count.
+  DeviceUse device_use;
   std::string stop_reason;  // "space exhausted", "budget of 20 configs reached", ...
   bool interrupted = false;
   std::int64_t run_id = 0;
