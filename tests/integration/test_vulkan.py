@@ -6,6 +6,7 @@ missing drivers and bad input are refused with clear errors. Skipped when this b
 Vulkan backend or no Vulkan device is present."""
 import json
 import os
+import re
 import sqlite3
 
 import harness
@@ -146,6 +147,29 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
                 self.assertTrue(all(isinstance(v, (int, float, bool)) for v in environment["pipeline"].values()))
             else:
                 self.assertNotIn("pipeline", environment)
+
+    def test_batched_samples_follow_the_stopping_rule(self):
+        # Samples are timed in batches of one command buffer each: a result keeps exactly the
+        # samples the stopping rule took (those queued past its decision are dropped), and a
+        # memory-bound family's samples each followed a cache eviction.
+        self.tune_json("--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=6,cols=90", "--budget", "3",
+                        "--db", self.db, "--no-export", *FAST)
+        with sqlite3.connect(self.db) as db:
+            rows = db.execute("SELECT outcome, message, sample_count, samples, environment FROM measurements").fetchall()
+        self.assertEqual(len(rows), 3)
+        for outcome, message, sample_count, samples, environment in rows:
+            self.assertEqual(outcome, "ok", message)
+            # The first batch is --min-samples long, but the time cap may stop the rule before.
+            taken = int(re.search(r"after (\d+) samples", message).group(1))
+            self.assertGreaterEqual(taken, 1)
+            self.assertEqual(sample_count, taken, message)
+            self.assertEqual(len(json.loads(samples)), taken, message)
+            self.assertTrue(all(ns > 0 for ns in json.loads(samples)))
+            environment = json.loads(environment)
+            self.assertIs(environment["l2_flushed"], True)
+            self.assertGreater(environment["flush_bytes"], 0)
+            # lavapipe runs the shader on the host's cores: outputs are compared before timing.
+            self.assertEqual(environment["outputs_checked_on"], "host")
 
     def test_a_tune_resumes_from_the_database(self):
         tune = ["tune", "--kernel", "rmsnorm", "--backend", "vulkan", "--shape", "rows=9,cols=100", "--budget", "4",

@@ -5,25 +5,26 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <limits>
 #include <map>
+#include <optional>
 
 #include "tuner/backends/gpu_source.hpp"
 #include "tuner/backends/host_problem.hpp"
-#include "tuner/backends/output_check.hpp"
 #include "tuner/backends/vulkan/spirv_reflection.hpp"
 #include "tuner/backends/vulkan/vulkan_context.hpp"
 #include "tuner/backends/vulkan/vulkan_dispatch.hpp"
 #include "tuner/core/errors.hpp"
-#include "tuner/measure/verify.hpp"
+#include "tuner/measure/engine.hpp"
 
 namespace ktune {
 
-struct VulkanBackend::Impl {
+struct VulkanBackend::Impl final : MeasureTarget {
   std::unique_ptr<VulkanContext> context;
   bool healthy = true;
   std::unique_ptr<VulkanSubmitter> submitter;
+  // Timestamps of a batch of samples, grown to the largest batch asked for.
   VkQueryPool queries = VK_NULL_HANDLE;
+  std::uint32_t query_capacity = 0;
   bool warmed_up_before = false;          // the process's first config warms the clocks up for longer
   std::unique_ptr<VulkanBuffer> staging;  // host-visible, for uploads and read-backs
   std::unique_ptr<VulkanBuffer> flush;    // written between samples to evict caches
@@ -57,6 +58,13 @@ struct VulkanBackend::Impl {
     submitter.reset();
   }
 
+  void prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override {
+    problem_state(family, problem, seed);
+  }
+  std::unique_ptr<LoadedVariant> load(const KernelFamily& family, const Problem& problem, const Config& config,
+                                      const VariantBuild& build, EvaluationResult& result) override;
+  std::optional<DeviceFault> fault(std::exception_ptr error, MeasurePhase phase) const override;
+
   VkDevice device() const { return context->device(); }
 
   // Records commands with `record`, submits them and waits for the device to finish them.
@@ -66,6 +74,23 @@ struct VulkanBackend::Impl {
   }
   // Submits the command buffer as recorded and waits for it.
   void run_recorded() { submitter->run_recorded(); }
+
+  // A query pool of at least `count` timestamps: a batch larger than every one before replaces it
+  // by one at least twice as large (a command buffer recorded for the old pool is re-recorded).
+  VkQueryPool query_pool(std::uint32_t count) {
+    if (count <= query_capacity) return queries;
+    VulkanLibrary& vk = VulkanLibrary::get();
+    const std::uint32_t capacity = std::max(count, 2 * query_capacity);
+    if (queries) vk.vkDestroyQueryPool(device(), queries, nullptr);
+    queries = VK_NULL_HANDLE;
+    query_capacity = 0;
+    VkQueryPoolCreateInfo create{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    create.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    create.queryCount = capacity;
+    KT_VK(vkCreateQueryPool(device(), &create, nullptr, &queries));
+    query_capacity = capacity;
+    return queries;
+  }
 
   // Dispatches back to back, batches of 16 per submit, before a config's timed samples, until the
   // batches stop getting faster: at least kMinWarmup (kFirstWarmup for the process's first
@@ -110,7 +135,7 @@ struct VulkanBackend::Impl {
     return *staging;
   }
 
-  ProblemState& prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
+  ProblemState& problem_state(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
     if (state && state->key == host_problem_key(family, problem, seed)) return *state;
     state.reset();
     VulkanLibrary& vk = VulkanLibrary::get();
@@ -167,10 +192,6 @@ VulkanBackend::VulkanBackend(int device_index) : impl_(std::make_unique<Impl>())
   Impl& self = *impl_;
   self.context = std::make_unique<VulkanContext>(device_index);
   self.submitter = std::make_unique<VulkanSubmitter>(*self.context);
-  VkQueryPoolCreateInfo queries{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-  queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  queries.queryCount = 2;
-  KT_VK(vkCreateQueryPool(self.device(), &queries, nullptr, &self.queries));
   // Larger than any GPU's last-level cache (the H200's L2 is 60 MB); a CPU device (lavapipe)
   // gets a smaller one, as filling it is slow there.
   const VkDeviceSize flush_bytes = self.context->is_cpu() ? (VkDeviceSize{64} << 20) : (VkDeviceSize{256} << 20);
@@ -182,15 +203,173 @@ VulkanBackend::~VulkanBackend() = default;
 const DeviceInfo& VulkanBackend::device() const { return impl_->context->info(); }
 bool VulkanBackend::healthy() const { return impl_->healthy; }
 void VulkanBackend::prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {
-  impl_->prepare_problem(family, problem, seed);
+  impl_->problem_state(family, problem, seed);
 }
 
-EvaluationResult VulkanBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
-                                         const VariantBuild& build, const MeasureSettings& settings) {
-  Impl& self = *impl_;
-  VulkanLibrary& vk = VulkanLibrary::get();
-  EvaluationResult result;
-  result.compile_ms = build.compile_ms;
+// A variant's compute pipeline over the problem's bindings, with the command buffer that times
+// it. A batch of n samples is one command buffer, submitted once and waited for once:
+//
+//   t[0]  { [evict]  t[2i+1]  dispatch i  t[2i+2] }  for i < n
+//
+// Every timestamp is taken at the bottom of the pipe: t[2i+1] once sample i's eviction has
+// finished, t[2i+2] once its dispatch has. t[2i+1] - t[2i] is the time between samples (the
+// eviction), t[2i+2] - t[2i+1] the sample. A barrier between samples keeps the next sample's
+// eviction and dispatch from starting before the previous dispatch finishes: samples never
+// overlap, and each one runs as it did when every sample was a submit of its own.
+class VulkanVariant final : public LoadedVariant {
+ public:
+  VulkanVariant(VulkanBackend::Impl& backend, VulkanBackend::Impl::ProblemState& state, const Problem& problem,
+                std::unique_ptr<VulkanPipeline> pipeline, const WorkgroupGeometry& geometry)
+      : backend_(backend),
+        state_(state),
+        problem_(problem),
+        pipeline_(std::move(pipeline)),
+        geometry_(geometry),
+        timing_(std::make_unique<VulkanSubmitter>(*backend.context)) {}
+
+  // Outputs poisoned (all-ones bytes are NaN in every float format), then one dispatch.
+  void run_poisoned() override {
+    VulkanLibrary& vk = VulkanLibrary::get();
+    backend_.submit([&](VkCommandBuffer c) {
+      for (std::size_t t = 0; t < state_.specs.size(); ++t)
+        if (state_.specs[t].is_output)
+          vk.vkCmdFillBuffer(c, state_.buffers[t]->buffer, 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
+      vulkan_barrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      dispatch(c);
+    });
+  }
+
+  // Every output copied into the staging buffer, which nothing else uses while the variant is timed.
+  std::vector<OutputCopy> read_outputs() override {
+    VulkanLibrary& vk = VulkanLibrary::get();
+    VkDeviceSize read_bytes = 0;
+    for (std::size_t t = 0; t < state_.specs.size(); ++t)
+      if (state_.specs[t].is_output) read_bytes += state_.buffers[t]->bytes;
+    VulkanBuffer& readback = backend_.staging_of(read_bytes);
+    backend_.submit([&](VkCommandBuffer c) {
+      vulkan_barrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_TRANSFER_READ_BIT);
+      VkDeviceSize offset = 0;
+      for (std::size_t t = 0; t < state_.specs.size(); ++t) {
+        if (!state_.specs[t].is_output) continue;
+        VkBufferCopy region{0, offset, state_.buffers[t]->bytes};
+        vk.vkCmdCopyBuffer(c, state_.buffers[t]->buffer, readback.buffer, 1, &region);
+        offset += state_.buffers[t]->bytes;
+      }
+      vulkan_barrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                     VK_ACCESS_HOST_READ_BIT);
+    });
+    std::vector<OutputCopy> copies;
+    VkDeviceSize offset = 0;
+    for (std::size_t t = 0; t < state_.specs.size(); ++t) {
+      if (!state_.specs[t].is_output) continue;
+      copies.push_back({static_cast<const char*>(readback.mapped) + offset, state_.buffers[t]->bytes,
+                        state_.specs[t].precision(problem_), state_.expected[t]});
+      offset += state_.buffers[t]->bytes;
+    }
+    return copies;
+  }
+
+  // `runs` dispatches, one submit each; then, on a GPU, dispatches until its clocks are up.
+  void warm_up(int runs) override {
+    auto dispatch_into = [this](VkCommandBuffer c) { dispatch(c); };
+    for (int i = 0; i < runs; ++i) backend_.submit(dispatch_into);
+    if (!backend_.context->is_cpu()) backend_.warm_up_clocks(dispatch_into);
+  }
+
+  SampleBatch time(std::size_t count, bool flush) override {
+    const auto stamps = static_cast<std::uint32_t>(2 * count + 1);
+    const VkQueryPool pool = backend_.query_pool(stamps);
+    if (!recorded_ || recorded_->count != count || recorded_->flush != flush || recorded_->pool != pool)
+      record(count, flush, pool);
+    timing_->run_recorded();
+    std::vector<std::uint64_t> ticks(stamps);
+    KT_VK(vkGetQueryPoolResults(backend_.device(), pool, 0, stamps, ticks.size() * sizeof(std::uint64_t), ticks.data(),
+                                sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    const std::uint32_t bits = backend_.context->timestamp_valid_bits();
+    const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    const double period_ns = backend_.context->timestamp_period_ns();
+    auto elapsed_ns = [&](std::size_t from) {
+      return static_cast<double>((ticks[from + 1] - ticks[from]) & mask) * period_ns;
+    };
+    SampleBatch batch;
+    batch.kernel_ns.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      batch.between_ns += elapsed_ns(2 * i);
+      batch.kernel_ns.push_back(elapsed_ns(2 * i + 1));
+    }
+    return batch;
+  }
+
+  // The shader runs on the host's cores on a CPU device (lavapipe): outputs are compared first.
+  bool host_idle_while_timing() const override { return !backend_.context->is_cpu(); }
+
+ private:
+  void dispatch(VkCommandBuffer c) const {
+    record_dispatch(c, pipeline_->pipeline, *state_.bindings, state_.push_constants, geometry_);
+  }
+
+  // Records `count` samples (see the class comment) into the timing command buffer, submitted as
+  // is for every batch of that size.
+  void record(std::size_t count, bool flush, VkQueryPool pool) {
+    VulkanLibrary& vk = VulkanLibrary::get();
+    recorded_.reset();
+    const auto stamps = static_cast<std::uint32_t>(2 * count + 1);
+    const VkCommandBuffer c = timing_->commands();
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    KT_VK(vkBeginCommandBuffer(c, &begin));
+    vk.vkCmdResetQueryPool(c, pool, 0, stamps);
+    vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (i > 0)  // the previous sample's dispatch finishes first (its outputs are written again)
+        vulkan_barrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+      if (flush) {
+        vk.vkCmdFillBuffer(c, backend_.flush->buffer, 0, VK_WHOLE_SIZE, 0);
+        vulkan_barrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+      }
+      vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, static_cast<std::uint32_t>(2 * i + 1));
+      dispatch(c);
+      vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, static_cast<std::uint32_t>(2 * i + 2));
+    }
+    KT_VK(vkEndCommandBuffer(c));
+    recorded_ = Recorded{count, flush, pool};
+  }
+
+  struct Recorded {
+    std::size_t count;
+    bool flush;
+    VkQueryPool pool;
+  };
+
+  VulkanBackend::Impl& backend_;
+  VulkanBackend::Impl::ProblemState& state_;
+  const Problem& problem_;
+  std::unique_ptr<VulkanPipeline> pipeline_;
+  WorkgroupGeometry geometry_;
+  std::unique_ptr<VulkanSubmitter> timing_;  // released before the pipeline its commands use
+  std::optional<Recorded> recorded_;         // what the timing command buffer holds
+};
+
+std::optional<DeviceFault> VulkanBackend::Impl::fault(std::exception_ptr error, MeasurePhase) const {
+  try {
+    std::rethrow_exception(error);
+  } catch (const VulkanError& e) {
+    // A lost device (a crashed or hung shader) takes the worker with it. Any other Vulkan error,
+    // in the first run as later, is the harness's.
+    if (e.sticky()) return DeviceFault{Outcome::crashed, e.what(), true};
+    return std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::unique_ptr<LoadedVariant> VulkanBackend::Impl::load(const KernelFamily& family, const Problem& problem,
+                                                          const Config& config, const VariantBuild& build,
+                                                          EvaluationResult& result) {
   VariantBuild variant = build;
   if (variant.binary.empty()) {
     // Not built by the tuner: the build-time module of the precision (no compile-time parameters).
@@ -198,143 +377,56 @@ EvaluationResult VulkanBackend::evaluate(const KernelFamily& family, const Probl
     if (!built.ok) {
       result.outcome = Outcome::compile_error;
       result.message = built.log;
-      return result;
+      return nullptr;
     }
     variant.binary = built.build.binary;
   }
-
-  try {
-    Impl::ProblemState& state = self.prepare_problem(family, problem, settings.seed);
-    if (!state.unsupported.empty()) {
-      result.outcome = Outcome::unsupported;
-      result.message = state.unsupported;
-      return result;
-    }
-    const WorkgroupGeometry geometry = workgroup_geometry(variant.launch);
-    if (const std::string refusal = launch_refusal(self.context->info(), geometry); !refusal.empty()) {
-      result.outcome = Outcome::unsupported;
-      result.message = refusal;
-      return result;
-    }
-
-    // Specialization constants: the workgroup size by id, every other by name.
-    try {
-      self.load_module(variant.binary);
-    } catch (const VulkanError& e) {
-      if (e.sticky()) throw;
-      result.outcome = Outcome::compile_error;
-      result.message = std::string("the driver refused the SPIR-V module: ") + e.what();
-      return result;
-    }
-    const Specialization specialization = specialization_for(self.constants, geometry, config, problem);
-    if (!specialization.refusal.empty()) {
-      result.outcome = specialization.unmatched ? Outcome::compile_error : Outcome::unsupported;
-      result.message = specialization.refusal;
-      return result;
-    }
-    const VkPipelineCreateFlags flags =
-        self.context->captures_pipeline_statistics() ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0;
-    VulkanPipeline pipeline(self.device(), self.module, specialization, state.bindings->pipeline_layout(), flags);
-    if (pipeline.result != VK_SUCCESS) {
-      result.outcome = Outcome::compile_error;
-      result.message = std::string("vkCreateComputePipelines failed: ") + vk_result_name(pipeline.result);
-      return result;
-    }
-    if (self.context->captures_pipeline_statistics())
-      result.environment["pipeline"] = self.context->pipeline_statistics(pipeline.pipeline);
-
-    auto dispatch = [&](VkCommandBuffer c) {
-      record_dispatch(c, pipeline.pipeline, *state.bindings, state.push_constants, geometry);
-    };
-
-    // Verification on poisoned outputs (all-ones bytes are NaN in every float format), read back
-    // through the staging buffer.
-    std::vector<std::size_t> outputs_at;
-    VkDeviceSize read_bytes = 0;
-    for (std::size_t t = 0; t < state.specs.size(); ++t)
-      if (state.specs[t].is_output) {
-        outputs_at.push_back(t);
-        read_bytes += state.buffers[t]->bytes;
-      }
-    VulkanBuffer& readback = self.staging_of(read_bytes);
-    self.submit([&](VkCommandBuffer c) {
-      for (std::size_t t : outputs_at) vk.vkCmdFillBuffer(c, state.buffers[t]->buffer, 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
-      vulkan_barrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-      dispatch(c);
-      vulkan_barrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-              VK_ACCESS_TRANSFER_READ_BIT);
-      VkDeviceSize offset = 0;
-      for (std::size_t t : outputs_at) {
-        VkBufferCopy region{0, offset, state.buffers[t]->bytes};
-        vk.vkCmdCopyBuffer(c, state.buffers[t]->buffer, readback.buffer, 1, &region);
-        offset += state.buffers[t]->bytes;
-      }
-    });
-    std::vector<StoredOutput> outputs;
-    VkDeviceSize offset = 0;
-    for (std::size_t t : outputs_at) {
-      outputs.push_back({static_cast<const char*>(readback.mapped) + offset, state.specs[t].precision(problem),
-                         state.expected[t]});
-      offset += state.buffers[t]->bytes;
-    }
-    const bool verifies = family.verifies(problem);
-    const OutputCheck check = verifies ? check_outputs(family, problem, outputs) : OutputCheck{-1.0, Verdict{true, ""}};
-    result.error = check.error;
-    const Verdict verdict = check.verdict;
-    if (!verdict.passed) {
-      result.outcome = Outcome::wrong_result;
-      result.message = verdict.message;
-      return result;
-    }
-
-    for (int i = 0; i < settings.warmup_runs; ++i) self.submit(dispatch);
-    if (!self.context->is_cpu()) self.warm_up_clocks(dispatch);
-
-    // One sample: [evict caches], timestamp, dispatch, timestamp. Recorded once, submitted per
-    // sample. Both timestamps are taken at the bottom of the pipe: the first once the eviction
-    // has finished, the second once the dispatch has.
-    const bool flush = family.memory_bound();
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    const VkCommandBuffer c = self.submitter->commands();
-    KT_VK(vkBeginCommandBuffer(c, &begin));
-    vk.vkCmdResetQueryPool(c, self.queries, 0, 2);
-    if (flush) {
-      vk.vkCmdFillBuffer(c, self.flush->buffer, 0, VK_WHOLE_SIZE, 0);
-      vulkan_barrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT);
-    }
-    vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, self.queries, 0);
-    dispatch(c);
-    vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, self.queries, 1);
-    KT_VK(vkEndCommandBuffer(c));
-    const std::uint32_t bits = self.context->timestamp_valid_bits();
-    const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-    StoppingRule rule(settings.stopping);
-    while (!rule.done()) {
-      self.run_recorded();
-      std::uint64_t stamps[2] = {};
-      KT_VK(vkGetQueryPoolResults(self.device(), self.queries, 0, 2, sizeof stamps, stamps, sizeof(std::uint64_t),
-                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-      const double ns = static_cast<double>((stamps[1] - stamps[0]) & mask) * self.context->timestamp_period_ns();
-      result.samples_ns.push_back(ns);
-      rule.add(ns);
-    }
-    result.environment["l2_flushed"] = flush;
-    result.environment["flush_bytes"] = self.flush->bytes;
-    result.stats = summarize(result.samples_ns);
-    result.outcome = Outcome::ok;
-    result.message = verdict.message + "; " + rule.reason();
-    return result;
-  } catch (const VulkanError& e) {
-    // A lost device (a crashed or hung shader) takes the worker with it.
-    if (!e.sticky()) throw;
-    self.healthy = false;
-    result.outcome = Outcome::crashed;
-    result.message = e.what();
-    result.samples_ns.clear();
-    return result;
+  ProblemState& problem_state = *state;
+  if (!problem_state.unsupported.empty()) {
+    result.outcome = Outcome::unsupported;
+    result.message = problem_state.unsupported;
+    return nullptr;
   }
+  const WorkgroupGeometry geometry = workgroup_geometry(variant.launch);
+  if (const std::string refusal = launch_refusal(context->info(), geometry); !refusal.empty()) {
+    result.outcome = Outcome::unsupported;
+    result.message = refusal;
+    return nullptr;
+  }
+
+  // Specialization constants: the workgroup size by id, every other by name.
+  try {
+    load_module(variant.binary);
+  } catch (const VulkanError& e) {
+    if (e.sticky()) throw;
+    result.outcome = Outcome::compile_error;
+    result.message = std::string("the driver refused the SPIR-V module: ") + e.what();
+    return nullptr;
+  }
+  const Specialization specialization = specialization_for(constants, geometry, config, problem);
+  if (!specialization.refusal.empty()) {
+    result.outcome = specialization.unmatched ? Outcome::compile_error : Outcome::unsupported;
+    result.message = specialization.refusal;
+    return nullptr;
+  }
+  const VkPipelineCreateFlags flags =
+      context->captures_pipeline_statistics() ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0;
+  auto pipeline =
+      std::make_unique<VulkanPipeline>(device(), module, specialization, problem_state.bindings->pipeline_layout(), flags);
+  if (pipeline->result != VK_SUCCESS) {
+    result.outcome = Outcome::compile_error;
+    result.message = std::string("vkCreateComputePipelines failed: ") + vk_result_name(pipeline->result);
+    return nullptr;
+  }
+  if (context->captures_pipeline_statistics())
+    result.environment["pipeline"] = context->pipeline_statistics(pipeline->pipeline);
+  result.environment["flush_bytes"] = flush->bytes;
+  return std::make_unique<VulkanVariant>(*this, problem_state, problem, std::move(pipeline), geometry);
+}
+
+EvaluationResult VulkanBackend::evaluate(const KernelFamily& family, const Problem& problem, const Config& config,
+                                         const VariantBuild& build, const MeasureSettings& settings) {
+  return measure_variant(*impl_, family, problem, config, build, settings, impl_->healthy);
 }
 
 }  // namespace ktune

@@ -1,8 +1,10 @@
 // The Vulkan backend (worker side): loads a variant's SPIR-V, creates its compute pipeline with
 // the config's specialization constants, keeps the problem's tensors in device buffers bound by
-// one descriptor set (reused by every config of the problem), verifies each variant against the
-// float64 reference and times it with timestamp queries, evicting caches between samples of
-// memory-bound kernels. Runs on lavapipe (Mesa's CPU Vulkan) in CI and on GPU drivers.
+// one descriptor set (reused by every config of the problem), and runs each variant through the
+// measurement engine (tuner/measure/engine.hpp): verified against the float64 reference, then
+// timed in batches of samples, each batch one command buffer of timestamped dispatches (caches
+// evicted between the samples of memory-bound kernels) submitted and waited for once. Runs on
+// lavapipe (Mesa's CPU Vulkan) in CI and on GPU drivers.
 #pragma once
 
 #include <filesystem>
@@ -25,8 +27,9 @@ class VulkanBackend final : public Backend {
   bool healthy() const override;
   void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
 
+  struct Impl;  // the device, the problem loaded and the measurement target (vulkan_backend.cpp)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
