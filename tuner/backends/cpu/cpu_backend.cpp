@@ -8,6 +8,7 @@
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/cpu_kernel.hpp"
 #include "tuner/backends/cpu/cpu_device.hpp"
+#include "tuner/core/errors.hpp"
 #include "tuner/measure/engine.hpp"
 #include "tuner/measure/verify.hpp"
 
@@ -176,6 +177,8 @@ std::optional<DeviceFault> CpuBackend::fault(std::exception_ptr error, MeasurePh
     const char* when = phase == MeasurePhase::first_run ? "running it" : "measuring it";
     return DeviceFault{Outcome::out_of_memory,
                        std::string("the variant's memory could not be allocated while ") + when + " (" + e.what() + ")"};
+  } catch (const KtuneError&) {
+    return std::nullopt;  // bad input or a harness failure, not the variant's: rethrown
   } catch (const std::exception& e) {
     if (phase != MeasurePhase::first_run) return std::nullopt;
     return DeviceFault{Outcome::launch_error, e.what()};
