@@ -6,9 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <future>
-#include <iterator>
 #include <optional>
 
 #include "kernels/common/cpu_numeric.hpp"
@@ -170,9 +168,7 @@ struct CudaBackend::Impl final : MeasureTarget {
       module = nullptr;
     }
     if (!module) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw std::runtime_error("cannot read the compiled variant " + path);
-      const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string image = read_compiled_variant(path);
       KT_CU(cuModuleLoadData(&module, image.data()));
       module_path = path;
     }
@@ -346,17 +342,8 @@ std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& famil
                                                         EvaluationResult& result) {
   VariantBuild variant = build;
   if (variant.binary.empty()) {  // not built by the tuner: compile here
-    const NvrtcCompiler compiler(info.properties.at("compile_arch").get<std::string>(),
-                                 NvrtcCompiler::default_cache_dir());
-    const CompiledVariant compiled = compiler.compile(family, problem, config);
-    result.compile_ms = compiled.compile_ms;
-    if (!compiled.ok) {
-      result.outcome = Outcome::compile_error;
-      result.message = compiled.log;
-      return nullptr;
-    }
-    variant.binary = compiled.cubin_path.string();
-    variant.entry = compiled.entry;
+    const NvrtcCompiler compiler(info.properties.at("compile_arch").get<std::string>(), default_binary_cache_dir());
+    if (!compile_into(compiler, family, problem, config, variant, result)) return nullptr;
   }
   ProblemState& problem_state = *state;
   auto loaded = std::make_unique<CudaVariant>(*this, problem_state, problem);

@@ -1,7 +1,5 @@
 #include "tuner/backends/hip/hip_backend.hpp"
 
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "tuner/backends/gpu_source.hpp"
@@ -87,9 +85,7 @@ struct HipBackend::Impl {
       module = nullptr;
     }
     if (!module) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw std::runtime_error("cannot read the compiled variant " + path);
-      const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string image = read_compiled_variant(path);
       KT_HIP(hipModuleLoadData(&module, image.data()));
       module_path = path;
     }
@@ -133,15 +129,7 @@ EvaluationResult HipBackend::evaluate(const KernelFamily& family, const Problem&
   VariantBuild variant = build;
   if (variant.binary.empty()) {  // not built by the tuner: compile here
     const HiprtcCompiler compiler(self.info.architecture, default_binary_cache_dir());
-    const CompiledHipVariant compiled = compiler.compile(family, problem, config);
-    result.compile_ms = compiled.compile_ms;
-    if (!compiled.ok) {
-      result.outcome = Outcome::compile_error;
-      result.message = compiled.log;
-      return result;
-    }
-    variant.binary = compiled.code_path.string();
-    variant.entry = compiled.entry;
+    if (!compile_into(compiler, family, problem, config, variant, result)) return result;
   }
 
   try {

@@ -8,7 +8,6 @@
 
 #include "tuner/backends/backend.hpp"
 #include "tuner/backends/hip/hip_device.hpp"
-#include "tuner/backends/variant_builder.hpp"
 
 namespace ktune {
 
@@ -27,10 +26,5 @@ class HipBackend final : public Backend {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// The hiprtc build pool for the tuner (see tuner/backends/variant_builder.hpp).
-std::unique_ptr<VariantBuilder> make_hip_variant_builder(const KernelFamily& family, const Problem& problem,
-                                                         const std::string& arch, int threads, BuildEffort effort,
-                                                          const std::vector<std::string>& launch_only = {});
 
 }  // namespace ktune
