@@ -101,6 +101,23 @@ class MeasureTarget {
   virtual std::optional<DeviceFault> fault(std::exception_ptr error, MeasurePhase phase) const = 0;
 };
 
+// How a GPU backend judges the errors of its runtime API (`Error`: CudaError, HipError, any type
+// with sticky()): a sticky one crashed the variant and took the device with it; another one is
+// the variant's launch_error in the first run and the harness's (nullopt) later. Anything else
+// is the harness's.
+template <class Error>
+std::optional<DeviceFault> judge_runtime_error(std::exception_ptr error, MeasurePhase phase) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    if (e.sticky()) return DeviceFault{Outcome::crashed, e.what(), true};
+    if (phase == MeasurePhase::first_run) return DeviceFault{Outcome::launch_error, e.what(), false};
+    return std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 // How many samples the next batch queues: the rest of min_samples first, then about
 // kBatchDeviceNs of device time (at most max_batch), never past `remaining`.
 std::size_t next_batch_size(std::size_t taken, std::size_t min_samples, std::size_t remaining,
