@@ -1,7 +1,8 @@
 // The HIP backend (worker side, AMD GPUs): loads hiprtc-compiled code objects through the HIP
-// module API, keeps the problem's tensors on the device, verifies each variant against the
-// float64 reference and times it with HIP events, flushing L2 between samples of memory-bound
-// kernels. Built and compile-checked here; no AMD GPU has run it yet (README).
+// module API, keeps the problem's tensors on the device and runs each variant through the
+// measurement engine (tuner/measure/engine.hpp), which verifies it against the float64 reference
+// and times it with batches of HIP events, flushing L2 between samples of memory-bound kernels.
+// Built and compile-checked here; no AMD GPU has run it yet (README).
 #pragma once
 
 #include <memory>
@@ -22,8 +23,9 @@ class HipBackend final : public Backend {
   bool healthy() const override;
   void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
 
+  struct Impl;  // the device, the problem loaded and the measurement target (hip_backend.cpp)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
