@@ -25,6 +25,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -38,6 +39,7 @@
 #include "kernels/family.hpp"
 #include "library/src/gpu_variants.hpp"
 #include "library/src/fallback_order.hpp"
+#include "tuner/backends/runtime_compiler.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/space_context.hpp"
 #if KTUNE_HAVE_CUDA
@@ -232,31 +234,26 @@ std::vector<Job> plan(const Options& options) {
 
 // The binary of one job (its bytes and kernel name), or the compiler's log in `failure`.
 Image compile(const Options& options, const Job& job, std::string& failure) {
-  std::filesystem::path path;
-  std::string entry;
+  std::unique_ptr<const RuntimeCompiler> compiler;
 #if KTUNE_HAVE_CUDA
-  if (options.backend == "cuda") {
-    const NvrtcCompiler compiler(job.arch, options.cache, options.fast);
-    const CompiledVariant compiled = compiler.compile(*job.family, job.problem, job.config);
-    if (!compiled.ok) failure = compiled.log.empty() ? "failed" : compiled.log;
-    path = compiled.cubin_path;
-    entry = compiled.entry;
-  }
+  if (options.backend == "cuda") compiler = std::make_unique<const NvrtcCompiler>(job.arch, options.cache, options.fast);
 #endif
 #if KTUNE_HAVE_HIP
-  if (options.backend == "hip") {
-    const HiprtcCompiler compiler(job.arch, options.cache, options.fast);
-    const CompiledHipVariant compiled = compiler.compile(*job.family, job.problem, job.config);
-    if (!compiled.ok) failure = compiled.log.empty() ? "failed" : compiled.log;
-    path = compiled.code_path;
-    entry = compiled.entry;
-  }
+  if (options.backend == "hip") compiler = std::make_unique<const HiprtcCompiler>(job.arch, options.cache, options.fast);
 #endif
-  if (!failure.empty()) return {};
-  std::ifstream in(path, std::ios::binary);
+  if (!compiler) {
+    failure = "this build has no " + options.backend + " compiler";
+    return {};
+  }
+  const CompiledVariant compiled = compiler->compile(*job.family, job.problem, job.config);
+  if (!compiled.ok) {
+    failure = compiled.log.empty() ? "failed" : compiled.log;
+    return {};
+  }
+  std::ifstream in(compiled.binary_path, std::ios::binary);
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  return {job.key, job.arch, entry, job.config_json, bytes.str()};
+  return {job.key, job.arch, compiled.entry, job.config_json, bytes.str()};
 }
 
 std::string hex_array(const std::string& bytes) {

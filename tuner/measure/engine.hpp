@@ -104,6 +104,23 @@ class MeasureTarget {
   virtual std::optional<DeviceFault> fault(std::exception_ptr error, MeasurePhase phase) const = 0;
 };
 
+// How a GPU backend judges the errors of its runtime API (`Error`: CudaError, HipError, any type
+// with sticky()): a sticky one crashed the variant and took the device with it; another one is
+// the variant's launch_error in the first run and the harness's (nullopt) later. Anything else
+// is the harness's.
+template <class Error>
+std::optional<DeviceFault> judge_runtime_error(std::exception_ptr error, MeasurePhase phase) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    if (e.sticky()) return DeviceFault{Outcome::crashed, e.what(), true};
+    if (phase == MeasurePhase::first_run) return DeviceFault{Outcome::launch_error, e.what(), false};
+    return std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 // How many samples the next batch queues: one at a time for a device that times on the host; a
 // first probe of min(min_samples, 10); then about kBatchDeviceNs of device time at the mean so far
 // (at most 256), never past the samples `remaining` under the cap, nor (much) past the sampling

@@ -6,9 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <future>
-#include <iterator>
 #include <optional>
 
 #include "kernels/common/cpu_numeric.hpp"
@@ -60,24 +58,18 @@ struct CudaBackend::Impl final : MeasureTarget {
   std::string pci_bus_id;
   std::optional<NvmlMonitor> nvml;
   bool healthy = true;
-  std::optional<DeviceBuffer> flush_buffer;  // written between samples to evict L2
+  std::optional<CudaBuffer> flush_buffer;  // written between samples to evict L2
   // Compiled at the first problem whose outputs it can check; null when that failed.
   std::unique_ptr<CudaOutputCheck> output_check;
   bool output_check_tried = false;
 
-  struct ProblemState {
-    std::string key;
-    std::vector<TensorSpec> specs;
-    std::vector<DeviceBuffer> buffers;
-    // The initial contents of each read-write tensor (empty elsewhere), copied back before
-    // every launch.
-    std::vector<DeviceBuffer> pristine;
-    HostTensors expected;
+  struct ProblemState : DeviceProblem<CudaMemory> {
+    using DeviceProblem::DeviceProblem;
     // The reference on the device: outputs are then checked where they are (CudaOutputCheck),
     // by closeness or relative L2 error as the family asks, instead of read back (a memory-bound
     // config's copy and host comparison took longer than its timing). Empty when the device has
     // no room for it or a precision is one the device check does not read.
-    std::vector<DeviceBuffer> expected_on_device;
+    std::vector<CudaBuffer> expected_on_device;
     bool checks_on_device = false;
     std::unique_ptr<HostReadback> readback;  // every output, at readback_offset[t]
     std::vector<std::size_t> readback_offset;
@@ -112,27 +104,13 @@ struct CudaBackend::Impl final : MeasureTarget {
     // The reference is computed while configs are measured, unless it is captured from a config
     // (a T1 spec) or nothing is checked against it.
     const bool in_background = family.verifies(problem) && !family.reference_from_config(problem);
-    HostProblem host = make_host_problem(family, problem, seed, /*with_reference=*/!in_background);
-    auto fresh = std::make_unique<ProblemState>();
-    fresh->key = host.key;
-    fresh->specs = host.specs;
-    for (std::size_t t = 0; t < host.specs.size(); ++t) {
-      fresh->buffers.emplace_back(host.bytes[t]);
-      if (!host.stored[t].empty())
-        KT_CU(cuMemcpyHtoD(fresh->buffers.back().pointer, host.stored[t].data(), host.stored[t].size()));
-      fresh->pristine.emplace_back();
-      if (host.specs[t].read_write) {
-        fresh->pristine.back() = DeviceBuffer(host.bytes[t]);
-        KT_CU(cuMemcpyDtoD(fresh->pristine.back().pointer, fresh->buffers.back().pointer, host.bytes[t]));
-      }
-    }
+    auto fresh = std::make_unique<ProblemState>(make_host_problem(family, problem, seed, /*with_reference=*/!in_background));
     std::size_t readback_bytes = 0;
-    for (std::size_t t = 0; t < host.specs.size(); ++t) {
+    for (std::size_t t = 0; t < fresh->specs.size(); ++t) {
       fresh->readback_offset.push_back(readback_bytes);
-      if (host.specs[t].is_output) readback_bytes += host.bytes[t];
+      if (fresh->specs[t].is_output) readback_bytes += fresh->buffers[t].bytes;
     }
     fresh->readback = std::make_unique<HostReadback>(readback_bytes);
-    fresh->expected = std::move(host.expected);
     if (in_background)
       fresh->reference = std::async(std::launch::async, [&family, problem, &expected = fresh->expected] {
         family.reference(problem, expected);
@@ -173,12 +151,12 @@ struct CudaBackend::Impl final : MeasureTarget {
       if (!output_check) std::fprintf(stderr, "ktune: outputs are checked on the host: %s\n", why_not.c_str());
     }
     if (!output_check) return false;
-    std::vector<DeviceBuffer> uploaded(fresh.specs.size());
+    std::vector<CudaBuffer> uploaded(fresh.specs.size());
     for (std::size_t t = 0; t < fresh.specs.size(); ++t) {
       if (!fresh.specs[t].is_output) continue;
       if (!CudaOutputCheck::supports(fresh.specs[t].precision(problem))) return false;
       const std::vector<double>& expected = fresh.expected[t];
-      auto buffer = DeviceBuffer::try_allocate(expected.size() * sizeof(double));
+      auto buffer = CudaBuffer::try_allocate(expected.size() * sizeof(double));
       if (!buffer) return false;
       KT_CU(cuMemcpyHtoD(buffer->pointer, expected.data(), expected.size() * sizeof(double)));
       uploaded[t] = std::move(*buffer);
@@ -194,9 +172,7 @@ struct CudaBackend::Impl final : MeasureTarget {
       module = nullptr;
     }
     if (!module) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw std::runtime_error("cannot read the compiled variant " + path);
-      const std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string image = read_compiled_variant(path);
       KT_CU(cuModuleLoadData(&module, image.data()));
       module_path = path;
     }
@@ -257,7 +233,7 @@ class CudaVariant final : public LoadedVariant {
   std::vector<long long> dims;
   std::vector<CUtensorMap> tensor_maps;
   std::vector<KernelArgument> listed;
-  DeviceBuffer workspace;
+  CudaBuffer workspace;
   std::vector<void*> arguments;
 
   void run_poisoned() override {
@@ -360,16 +336,8 @@ void CudaBackend::Impl::prepare_problem(const KernelFamily& family, const Proble
 }
 
 std::optional<DeviceFault> CudaBackend::Impl::fault(std::exception_ptr error, MeasurePhase phase) const {
-  try {
-    std::rethrow_exception(error);
-  } catch (const CudaError& e) {
-    // Illegal address and the like poison the context: report, then let the worker end.
-    if (e.sticky()) return DeviceFault{Outcome::crashed, e.what(), true};
-    if (phase == MeasurePhase::first_run) return DeviceFault{Outcome::launch_error, e.what(), false};
-    return std::nullopt;
-  } catch (...) {
-    return std::nullopt;
-  }
+  // Illegal address and the like poison the context: reported, then the worker ends.
+  return judge_runtime_error<CudaError>(error, phase);
 }
 
 std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& family, const Problem& problem,
@@ -377,17 +345,8 @@ std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& famil
                                                         EvaluationResult& result) {
   VariantBuild variant = build;
   if (variant.binary.empty()) {  // not built by the tuner: compile here
-    const NvrtcCompiler compiler(info.properties.at("compile_arch").get<std::string>(),
-                                 NvrtcCompiler::default_cache_dir());
-    const CompiledVariant compiled = compiler.compile(family, problem, config);
-    result.compile_ms = compiled.compile_ms;
-    if (!compiled.ok) {
-      result.outcome = Outcome::compile_error;
-      result.message = compiled.log;
-      return nullptr;
-    }
-    variant.binary = compiled.cubin_path.string();
-    variant.entry = compiled.entry;
+    const NvrtcCompiler compiler(info.properties.at("compile_arch").get<std::string>(), default_binary_cache_dir());
+    if (!compile_into(compiler, family, problem, config, variant, result)) return nullptr;
   }
   ProblemState& problem_state = *state;
   auto loaded = std::make_unique<CudaVariant>(*this, problem_state, problem);
@@ -400,25 +359,14 @@ std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& famil
     return nullptr;
   }
   // MemType Constant tensors: copied into the module's __constant__ symbol of their name.
-  for (std::size_t t = 0; t < problem_state.specs.size(); ++t) {
-    const std::string& symbol = problem_state.specs[t].constant_symbol;
-    if (symbol.empty()) continue;
-    CUdeviceptr address = 0;
-    std::size_t size = 0;
-    const CUresult found = CudaDriver::get().cuModuleGetGlobal(&address, &size, module, symbol.c_str());
-    if (found == CUDA_ERROR_NOT_FOUND) {  // this variant does not read it (compiled out)
-      loaded->note += "; no __constant__ " + symbol + " in this variant";
-      continue;
-    }
-    CudaDriver::get().check(found, ("cuModuleGetGlobal(" + symbol + ")").c_str(), __FILE__, __LINE__);
-    if (size < problem_state.buffers[t].bytes) {
-      result.outcome = Outcome::unsupported;
-      result.message = "__constant__ " + symbol + " holds " + std::to_string(size) + " bytes, but the argument has " +
-                       std::to_string(problem_state.buffers[t].bytes) + "; make the symbol at least as large as its Size";
-      return nullptr;
-    }
-    KT_CU(cuMemcpyDtoD(address, problem_state.buffers[t].pointer, problem_state.buffers[t].bytes));
-  }
+  auto find_constant = [this](const std::string& symbol) -> std::optional<ConstantSymbol<CUdeviceptr>> {
+    ConstantSymbol<CUdeviceptr> found{0, 0};
+    const CUresult looked_up = CudaDriver::get().cuModuleGetGlobal(&found.address, &found.bytes, module, symbol.c_str());
+    if (looked_up == CUDA_ERROR_NOT_FOUND) return std::nullopt;
+    CudaDriver::get().check(looked_up, ("cuModuleGetGlobal(" + symbol + ")").c_str(), __FILE__, __LINE__);
+    return found;
+  };
+  if (!copy_constant_tensors(problem_state, find_constant, loaded->note, result)) return nullptr;
   const auto grid_x = variant.launch_or("grid_x", 0);
   if (grid_x <= 0) {
     result.outcome = Outcome::unsupported;
@@ -441,23 +389,10 @@ std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& famil
     }
   }
 
-  // A space may give each variant a device workspace of launch.workspace_bytes (split-K partial
-  // sums and the like, sized by the config); the kernel then takes its pointer after the dims
-  // (null for 0 bytes). One that cannot be allocated is the config's outcome, not a failed tune:
-  // out-of-memory is not sticky, the context stays usable.
+  // A space may give each variant a device workspace (launch.workspace_bytes); the kernel then
+  // takes its pointer after the dims (null for 0 bytes).
   const auto workspace_bytes = variant.launch_or("workspace_bytes", -1);
-  if (workspace_bytes > 0) {
-    auto workspace = DeviceBuffer::try_allocate(static_cast<std::size_t>(workspace_bytes));
-    if (!workspace) {
-      result.outcome = Outcome::out_of_memory;
-      result.message = "the variant's workspace of " + std::to_string(workspace_bytes) +
-                       " bytes (launch.workspace_bytes) could not be allocated: out of memory";
-      return nullptr;
-    }
-    loaded->workspace = std::move(*workspace);
-    // Zeroed once: kernels that accumulate into it (split-K) leave it zeroed after each launch.
-    KT_CU(cuMemsetD8(loaded->workspace.pointer, 0, loaded->workspace.bytes));
-  }
+  if (!allocate_workspace(workspace_bytes, loaded->workspace, result)) return nullptr;
 
   // Kernel parameters: the tensors' device pointers, then the dims as long long, then the
   // config's TMA descriptors, then the workspace when the space declares one.
@@ -475,17 +410,10 @@ std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& famil
   }
   // A family may order its arguments itself and pass typed scalars (a T1 spec's kernel).
   loaded->listed = family.kernel_arguments(problem);
-  if (loaded->listed.empty()) {
-    for (auto& pointer : loaded->pointers) loaded->arguments.push_back(&pointer);
-    for (auto& dim : loaded->dims) loaded->arguments.push_back(&dim);
-    for (auto& map : loaded->tensor_maps) loaded->arguments.push_back(&map);
-    if (workspace_bytes >= 0) loaded->arguments.push_back(&loaded->workspace.pointer);
-  } else {
-    for (KernelArgument& argument : loaded->listed)
-      loaded->arguments.push_back(argument.tensor >= 0
-                                      ? static_cast<void*>(&loaded->pointers.at(static_cast<std::size_t>(argument.tensor)))
-                                      : static_cast<void*>(argument.bytes.data()));
-  }
+  std::vector<void*> maps;
+  for (auto& map : loaded->tensor_maps) maps.push_back(&map);
+  loaded->arguments = kernel_parameters(loaded->pointers, loaded->dims, maps,
+                                        workspace_bytes >= 0 ? &loaded->workspace.pointer : nullptr, loaded->listed);
   loaded->geometry = KernelGeometry::from(variant.launch);
   const auto cluster_x = variant.launch_or("cluster_x", 1);
   if (cluster_x > 1 && grid_x % cluster_x != 0) {

@@ -7,7 +7,6 @@
 
 #include "tuner/backends/backend.hpp"
 #include "tuner/backends/cuda/cuda_device.hpp"
-#include "tuner/backends/variant_builder.hpp"
 
 namespace ktune {
 
@@ -28,10 +27,5 @@ class CudaBackend final : public Backend {
  private:
   std::unique_ptr<Impl> impl_;
 };
-
-// The NVRTC build pool for the tuner (see tuner/backends/variant_builder.hpp).
-std::unique_ptr<VariantBuilder> make_cuda_variant_builder(const KernelFamily& family, const Problem& problem,
-                                                          const std::string& arch, int threads, BuildEffort effort,
-                                                          const std::vector<std::string>& launch_only = {});
 
 }  // namespace ktune

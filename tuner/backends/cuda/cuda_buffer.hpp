@@ -1,46 +1,38 @@
-// Device memory owned by one object and freed when it goes (the no-throw release suits
-// destructors). Shared by the CUDA backend's problem state and its on-device output check.
+// CUDA device memory as DeviceBuffer and DeviceProblem (tuner/backends/device_problem.hpp) take
+// it: the driver's allocations and copies. Shared by the CUDA backend's problem state and its
+// on-device output check.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstddef>
 #include <optional>
-#include <utility>
 
 #include "tuner/backends/cuda/cuda_driver.hpp"
+#include "tuner/backends/device_problem.hpp"
 
 namespace ktune {
 
-struct DeviceBuffer {
-  CUdeviceptr pointer = 0;
-  std::size_t bytes = 0;
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t size) : bytes(size) { KT_CU(cuMemAlloc(&pointer, size == 0 ? 1 : size)); }
-  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer), bytes(other.bytes) { other.pointer = 0; }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    std::swap(pointer, other.pointer);
-    std::swap(bytes, other.bytes);
-    return *this;
+struct CudaMemory {
+  using Pointer = CUdeviceptr;
+  static CUdeviceptr allocate(std::size_t bytes) {
+    CUdeviceptr pointer = 0;
+    KT_CU(cuMemAlloc(&pointer, bytes));
+    return pointer;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (pointer) CudaDriver::get().cuMemFree(pointer);
-  }
-  // nullopt when the device is out of memory (not sticky: the context stays usable); CudaError
-  // for any other failure.
-  static std::optional<DeviceBuffer> try_allocate(std::size_t size) {
-    DeviceBuffer buffer;
-    const CUresult allocated = CudaDriver::get().cuMemAlloc(&buffer.pointer, size == 0 ? 1 : size);
-    if (allocated == CUDA_ERROR_OUT_OF_MEMORY) {
-      buffer.pointer = 0;
-      return std::nullopt;
-    }
+  static std::optional<CUdeviceptr> allocate_unless_full(std::size_t bytes) {
+    CUdeviceptr pointer = 0;
+    const CUresult allocated = CudaDriver::get().cuMemAlloc(&pointer, bytes);
+    if (allocated == CUDA_ERROR_OUT_OF_MEMORY) return std::nullopt;
     CudaDriver::get().check(allocated, "cuMemAlloc", __FILE__, __LINE__);
-    buffer.bytes = size;
-    return buffer;
+    return pointer;
   }
+  static void release(CUdeviceptr pointer) noexcept { CudaDriver::get().cuMemFree(pointer); }
+  static void upload(CUdeviceptr to, const void* from, std::size_t bytes) { KT_CU(cuMemcpyHtoD(to, from, bytes)); }
+  static void copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) { KT_CU(cuMemcpyDtoD(to, from, bytes)); }
+  static void zero(CUdeviceptr pointer, std::size_t bytes) { KT_CU(cuMemsetD8(pointer, 0, bytes)); }
 };
+
+using CudaBuffer = DeviceBuffer<CudaMemory>;
 
 }  // namespace ktune

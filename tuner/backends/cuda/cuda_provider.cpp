@@ -22,13 +22,17 @@ class CudaProvider final : public BackendProvider {
     return 0;
   }
   bool has_implementation(const KernelFamily& family) const override { return family.cuda_source() != nullptr; }
-  std::string source_hash(const KernelFamily& family) const override { return NvrtcCompiler::source_hash(family); }
+  std::string source_hash(const KernelFamily& family) const override {
+    return RuntimeCompiler::source_hash(family, GpuApi::cuda);
+  }
   std::unique_ptr<Backend> open(int device_index) const override { return std::make_unique<CudaBackend>(device_index); }
   DeviceInfo nominal_device(const std::string& arch) const override { return nominal_cuda_device(arch); }
   std::unique_ptr<VariantBuilder> variant_builder(const KernelFamily& family, const Problem& problem,
                                                   const std::string& arch, int threads, BuildEffort effort,
                                                   const std::vector<std::string>& launch_only) const override {
-    return make_cuda_variant_builder(family, problem, arch, threads, effort, launch_only);
+    auto compiler =
+        std::make_shared<const NvrtcCompiler>(arch, default_binary_cache_dir(), effort == BuildEffort::fast_check);
+    return make_runtime_variant_builder(std::move(compiler), family, problem, threads, launch_only);
   }
 };
 

@@ -1,14 +1,14 @@
 // The HIP backend (worker side, AMD GPUs): loads hiprtc-compiled code objects through the HIP
-// module API, keeps the problem's tensors on the device, verifies each variant against the
-// float64 reference and times it with HIP events, flushing L2 between samples of memory-bound
-// kernels. Built and compile-checked here; no AMD GPU has run it yet (README).
+// module API, keeps the problem's tensors on the device and runs each variant through the
+// measurement engine (tuner/measure/engine.hpp), which verifies it against the float64 reference
+// and times it with batches of HIP events, flushing L2 between samples of memory-bound kernels.
+// Built and compile-checked here; no AMD GPU has run it yet (README).
 #pragma once
 
 #include <memory>
 
 #include "tuner/backends/backend.hpp"
 #include "tuner/backends/hip/hip_device.hpp"
-#include "tuner/backends/variant_builder.hpp"
 
 namespace ktune {
 
@@ -23,14 +23,10 @@ class HipBackend final : public Backend {
   bool healthy() const override;
   void prepare(const KernelFamily& family, const Problem& problem, std::uint64_t seed) override;
 
+  struct Impl;  // the device, the problem loaded and the measurement target (hip_backend.cpp)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// The hiprtc build pool for the tuner (see tuner/backends/variant_builder.hpp).
-std::unique_ptr<VariantBuilder> make_hip_variant_builder(const KernelFamily& family, const Problem& problem,
-                                                         const std::string& arch, int threads, BuildEffort effort,
-                                                          const std::vector<std::string>& launch_only = {});
 
 }  // namespace ktune

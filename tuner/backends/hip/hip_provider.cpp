@@ -13,13 +13,17 @@ class HipProvider final : public BackendProvider {
   bool gpu_present() const override { return hip_device_count() > 0; }
   int device_count() const override { return hip_device_count(); }
   bool has_implementation(const KernelFamily& family) const override { return family.hip_source() != nullptr; }
-  std::string source_hash(const KernelFamily& family) const override { return HiprtcCompiler::source_hash(family); }
+  std::string source_hash(const KernelFamily& family) const override {
+    return RuntimeCompiler::source_hash(family, GpuApi::hip);
+  }
   std::unique_ptr<Backend> open(int device_index) const override { return std::make_unique<HipBackend>(device_index); }
   DeviceInfo nominal_device(const std::string& arch) const override { return nominal_hip_device(arch); }
   std::unique_ptr<VariantBuilder> variant_builder(const KernelFamily& family, const Problem& problem,
                                                   const std::string& arch, int threads, BuildEffort effort,
                                                   const std::vector<std::string>& launch_only) const override {
-    return make_hip_variant_builder(family, problem, arch, threads, effort, launch_only);
+    auto compiler =
+        std::make_shared<const HiprtcCompiler>(arch, default_binary_cache_dir(), effort == BuildEffort::fast_check);
+    return make_runtime_variant_builder(std::move(compiler), family, problem, threads, launch_only);
   }
 };
 
