@@ -7,8 +7,10 @@ bf16, gemm at 4096^3 bf16 and flash_attention at 4 x 4096 x h16 x d128 bf16; KTU
 ("kernel@shape@precision ...") chooses others. Each workload is tuned by both binaries, in
 alternating order, each on a fresh database and a fresh compile cache (a cold `ktune tune`),
 with --time-limit SECONDS (default 20) and nothing else changed, while nvidia-smi samples the
-GPU's utilization every 100 ms. Then, for the configs both measured, the ratio of their medians
-(after / before): a faster tune that measures something else is a regression.
+GPU's utilization every 100 ms. KTUNE_BUSY_ARGS adds arguments to both (e.g. "--strategy random
+--seed 1", so that both binaries propose the same configs). Then, for the configs both measured,
+the ratio of their medians (after / before): a faster tune that measures something else is a
+regression.
 
 Writes busy.json (every figure) and busy-table.md to the output; KTUNE_BUSY_KEEP_DB=1 copies the
 databases too."""
@@ -107,7 +109,7 @@ def tune(context, binary, label, item, seconds):
     shutil.rmtree(cache, ignore_errors=True)
     env = dict(os.environ, KTUNE_CACHE_DIR=cache)
     args = ["tune", "-k", kernel, "-b", "cuda", "--shape", shape, "--precision", precision, "--time-limit",
-            str(seconds), "--db", db, "--no-export", "--json"]
+            str(seconds), "--db", db, "--no-export", "--json", *context.environ.get("KTUNE_BUSY_ARGS", "").split()]
     started = time.time()
     with Utilization() as utilization:
         rc = ktune.run(binary, args, stdout=context.path(f"busy-{name}.json"), stderr=context.path(f"busy-{name}.err"),

@@ -135,7 +135,7 @@ class GpuHarness(harness.KtuneTestCase):
     def test_plans(self):
         """Every phase prints its plan without a GPU (KTUNE_GPU_PLAN=1)."""
         for phase in ("check", "bench", "suite", "dashboard", "spaces", "t1", "gemm", "attention", "scaling",
-                      "vulkan", "kernel_tuner"):
+                      "vulkan", "kernel_tuner", "busy"):
             result = self.gpu_check(phase, env_extra={"KTUNE_GPU_PLAN": "1"})
             self.assertEqual(result.returncode, 0, f"{phase}: {result.stderr}")
             self.assertIn(f"== {phase} plan", result.stdout)
@@ -147,6 +147,27 @@ class GpuHarness(harness.KtuneTestCase):
         kernel_tuner = self.gpu_check("kernel_tuner", env_extra={"KTUNE_GPU_PLAN": "1"}).stdout
         self.assertIn("gelu_tpl: gelu<float>", kernel_tuner)
         self.assertIn("grid (128, 512, 1) block (32, 8, 1)", kernel_tuner)  # conv2d_cmem's default
+
+        busy = self.gpu_check("busy", env_extra={"KTUNE_GPU_PLAN": "1"}).stdout
+        self.assertIn("softmax@rows=16384,cols=4096@bf16", busy)
+        self.assertIn("gemm@m=4096,n=4096,k=4096@bf16", busy)
+        self.assertIn("flash_attention@batch=4,heads=16,seq_q=4096,seq_kv=4096,head_dim=128@bf16", busy)
+
+    def test_busy_compares_the_configs_both_binaries_measured(self):
+        from ci.gpu import phase_busy
+        before = {"a": ("ok", 100.0, {}), "b": ("ok", 200.0, {}), "c": ("wrong_result", None, {}), "d": ("ok", 50.0, {})}
+        after = {"a": ("ok", 101.0, {}), "b": ("ok", 198.0, {}), "c": ("ok", 10.0, {}), "e": ("ok", 1.0, {})}
+        compared = phase_busy.same_configs(before, after)
+        self.assertEqual(compared["common_ok"], 2)  # c failed before, d and e were measured once
+        self.assertAlmostEqual(compared["median_ratio"], (1.01 + 0.99) / 2)
+        rows = {"x": ("ok", 1.0, {"evaluation_seconds": 0.5, "device_ns": {"kernel": 2e8, "between": 1e8},
+                                  "host_ms": {"timing": 300.0}}),
+                "y": ("ok", 1.0, {"evaluation_seconds": 0.25, "host_ms": {"timing": 100.0, "load": 5.0}})}
+        breakdown = phase_busy.host_breakdown(rows)
+        self.assertAlmostEqual(breakdown["evaluation_s"], 0.75)
+        self.assertAlmostEqual(breakdown["device_kernel_s"], 0.2)
+        self.assertAlmostEqual(breakdown["device_between_s"], 0.1)
+        self.assertEqual(breakdown["worker_phases_s"], {"load": 0.005, "timing": 0.4})
 
 
 if __name__ == "__main__":
