@@ -10,6 +10,8 @@
 //     static void upload(Pointer to, const void* from, std::size_t bytes);
 //     static void copy(Pointer to, Pointer from, std::size_t bytes);
 //     static void zero(Pointer pointer, std::size_t bytes);
+//     static void poison(Pointer pointer, std::size_t bytes);               // 0xFF bytes
+//     static void copy_queued(Pointer to, Pointer from, std::size_t bytes);  // on the default stream
 //   };
 //
 // DeviceBuffer<Memory> owns one allocation; DeviceProblem<Memory> is a problem's tensors on the
@@ -87,6 +89,18 @@ struct DeviceProblem {
       }
     }
     expected = std::move(host.expected);
+  }
+
+  // Every output that is not read-write filled with 0xFF bytes (NaN in every float format), so
+  // that an element the kernel forgets to write fails the check.
+  void poison_outputs() {
+    for (std::size_t t = 0; t < specs.size(); ++t)
+      if (specs[t].is_output && !specs[t].read_write) Memory::poison(buffers[t].pointer, buffers[t].bytes);
+  }
+  // The read-write tensors' initial contents back, queued on the default stream before a launch.
+  void restore() {
+    for (std::size_t t = 0; t < specs.size(); ++t)
+      if (specs[t].read_write) Memory::copy_queued(buffers[t].pointer, pristine[t].pointer, buffers[t].bytes);
   }
 };
 

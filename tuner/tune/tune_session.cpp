@@ -452,7 +452,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
 
   // The time limit is on time spent evaluating configs per device; reused results count with the
   // time they took when they were measured, so an identical rerun stops exactly where the first
-  // run stopped and measures nothing new. N devices do N times the work in the same time.
+  // run stopped and measures nothing new (on a GPU, which measures a later config first when an
+  // earlier one still compiles, a rerun may measure the few configs the first run passed over).
+  // N devices do N times the work in the same time.
   std::set<std::string> retried;  // keys of stored results measured again in this run
   // Claims: a config another tuner of this problem is measuring waits here (deferred) until its
   // result is recorded, then counts as reused; if that tuner dies, this one measures it.

@@ -17,6 +17,7 @@
 #include "tuner/backends/cuda/cuda_output_check.hpp"
 #include "tuner/backends/cuda/nvml_monitor.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#include "tuner/backends/event_batch.hpp"
 #include "tuner/backends/host_problem.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/measure/engine.hpp"
@@ -46,6 +47,24 @@ struct HostReadback {
     if (pinned) CudaDriver::get().cuMemFreeHost(pointer);
     else delete[] pointer;
   }
+};
+
+// CUDA's events, for the batched timing (event_batch.hpp).
+struct CudaEvents {
+  using Event = CUevent;
+  static Event create() {
+    CUevent event = nullptr;
+    KT_CU(cuEventCreate(&event, CU_EVENT_DEFAULT));
+    return event;
+  }
+  static void record(Event event) { KT_CU(cuEventRecord(event, nullptr)); }
+  static void wait(Event event) { KT_CU(cuEventSynchronize(event)); }
+  static float elapsed_ms(Event from, Event to) {
+    float ms = 0;
+    KT_CU(cuEventElapsedTime(&ms, from, to));
+    return ms;
+  }
+  static void destroy(Event event) noexcept { CudaDriver::get().cuEventDestroy(event); }
 };
 
 }  // namespace
@@ -223,9 +242,6 @@ class CudaVariant final : public LoadedVariant {
  public:
   CudaVariant(CudaBackend::Impl& backend, CudaBackend::Impl::ProblemState& state, const Problem& problem)
       : backend_(backend), state_(state), problem_(problem) {}
-  ~CudaVariant() override {
-    for (CUevent event : events_) CudaDriver::get().cuEventDestroy(event);
-  }
 
   CUfunction function = nullptr;
   KernelGeometry geometry;
@@ -237,10 +253,8 @@ class CudaVariant final : public LoadedVariant {
   std::vector<void*> arguments;
 
   void run_poisoned() override {
-    for (std::size_t t = 0; t < state_.specs.size(); ++t)
-      if (state_.specs[t].is_output && !state_.specs[t].read_write)
-        KT_CU(cuMemsetD8(state_.buffers[t].pointer, 0xFF, state_.buffers[t].bytes));
-    restore();
+    state_.poison_outputs();
+    state_.restore();
     launch();
     KT_CU(cuCtxSynchronize());
   }
@@ -280,37 +294,14 @@ class CudaVariant final : public LoadedVariant {
     }
   }
 
-  // Events e[0..2n]: sample i restores and evicts between e[2i] and e[2i+1] and runs the variant
-  // between e[2i+1] and e[2i+2]. One wait, on the last, for the whole batch.
   SampleBatch time(std::size_t count, bool flush) override {
-    const CudaDriver& cu = CudaDriver::get();
-    while (events_.size() < 2 * count + 1) {
-      CUevent event = nullptr;
-      KT_CU(cuEventCreate(&event, CU_EVENT_DEFAULT));
-      events_.push_back(event);
-    }
-    KT_CU(cuEventRecord(events_[0], nullptr));
-    for (std::size_t i = 0; i < count; ++i) {
-      restore();  // before the flush, so that the restored data is not left in L2 either
-      if (flush)
-        KT_CU(cuMemsetD8Async(backend_.flush_buffer->pointer, 0, backend_.flush_buffer->bytes, nullptr));
-      KT_CU(cuEventRecord(events_[2 * i + 1], nullptr));
-      launch();
-      KT_CU(cuEventRecord(events_[2 * i + 2], nullptr));
-    }
-    KT_CU(cuEventSynchronize(events_[2 * count]));
-    SampleBatch batch;
-    batch.kernel_ns.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      float between_ms = 0, kernel_ms = 0;
-      cu.check(cu.cuEventElapsedTime(&between_ms, events_[2 * i], events_[2 * i + 1]), "cuEventElapsedTime", __FILE__,
-               __LINE__);
-      cu.check(cu.cuEventElapsedTime(&kernel_ms, events_[2 * i + 1], events_[2 * i + 2]), "cuEventElapsedTime",
-               __FILE__, __LINE__);
-      batch.between_ns += between_ms * 1e6;
-      batch.kernel_ns.push_back(kernel_ms * 1e6);
-    }
-    return batch;
+    return events_.time(
+        count,
+        [&] {
+          restore();  // before the flush, so that the restored data is not left in L2 either
+          if (flush) KT_CU(cuMemsetD8Async(backend_.flush_buffer->pointer, 0, backend_.flush_buffer->bytes, nullptr));
+        },
+        [&] { launch(); });
   }
 
   nlohmann::json monitor() override { return backend_.nvml->read(); }
@@ -318,17 +309,13 @@ class CudaVariant final : public LoadedVariant {
  private:
   // Read-write tensors get their initial contents back before every launch (outside the timed
   // events), so every sample computes the same thing.
-  void restore() {
-    for (std::size_t t = 0; t < state_.specs.size(); ++t)
-      if (state_.specs[t].read_write)
-        KT_CU(cuMemcpyDtoDAsync(state_.buffers[t].pointer, state_.pristine[t].pointer, state_.buffers[t].bytes, nullptr));
-  }
+  void restore() { state_.restore(); }
   void launch() { launch_kernel(function, geometry, arguments.data(), nullptr); }
 
   CudaBackend::Impl& backend_;
   CudaBackend::Impl::ProblemState& state_;
   const Problem& problem_;
-  std::vector<CUevent> events_;
+  EventBatch<CudaEvents> events_;
 };
 
 void CudaBackend::Impl::prepare_problem(const KernelFamily& family, const Problem& problem, std::uint64_t seed) {

@@ -31,6 +31,10 @@ struct CudaMemory {
   static void upload(CUdeviceptr to, const void* from, std::size_t bytes) { KT_CU(cuMemcpyHtoD(to, from, bytes)); }
   static void copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) { KT_CU(cuMemcpyDtoD(to, from, bytes)); }
   static void zero(CUdeviceptr pointer, std::size_t bytes) { KT_CU(cuMemsetD8(pointer, 0, bytes)); }
+  static void poison(CUdeviceptr pointer, std::size_t bytes) { KT_CU(cuMemsetD8(pointer, 0xFF, bytes)); }
+  static void copy_queued(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) {
+    KT_CU(cuMemcpyDtoDAsync(to, from, bytes, nullptr));
+  }
 };
 
 using CudaBuffer = DeviceBuffer<CudaMemory>;

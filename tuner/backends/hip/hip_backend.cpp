@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "tuner/backends/device_problem.hpp"
+#include "tuner/backends/event_batch.hpp"
 #include "tuner/backends/hip/hip_device.hpp"
 #include "tuner/backends/hip/hip_library.hpp"
 #include "tuner/backends/hip/hiprtc_compiler.hpp"
@@ -13,6 +14,24 @@
 
 namespace ktune {
 namespace {
+
+// HIP's events, for the batched timing (event_batch.hpp).
+struct HipEvents {
+  using Event = hipEvent_t;
+  static Event create() {
+    hipEvent_t event = nullptr;
+    KT_HIP(hipEventCreate(&event));
+    return event;
+  }
+  static void record(Event event) { KT_HIP(hipEventRecord(event, nullptr)); }
+  static void wait(Event event) { KT_HIP(hipEventSynchronize(event)); }
+  static float elapsed_ms(Event from, Event to) {
+    float ms = 0;
+    KT_HIP(hipEventElapsedTime(&ms, from, to));
+    return ms;
+  }
+  static void destroy(Event event) noexcept { (void)HipLibrary::runtime().hipEventDestroy(event); }
+};
 
 // HIP device memory as DeviceBuffer and DeviceProblem take it (tuner/backends/device_problem.hpp).
 struct HipMemory {
@@ -36,6 +55,8 @@ struct HipMemory {
   }
   static void copy(void* to, void* from, std::size_t bytes) { KT_HIP(hipMemcpyDtoD(to, from, bytes)); }
   static void zero(void* pointer, std::size_t bytes) { KT_HIP(hipMemsetD8(pointer, 0, bytes)); }
+  static void poison(void* pointer, std::size_t bytes) { KT_HIP(hipMemsetD8(pointer, 0xFF, bytes)); }
+  static void copy_queued(void* to, void* from, std::size_t bytes) { KT_HIP(hipMemcpyDtoDAsync(to, from, bytes, nullptr)); }
 };
 
 using HipBuffer = DeviceBuffer<HipMemory>;
@@ -124,9 +145,6 @@ class HipVariant final : public LoadedVariant {
  public:
   HipVariant(HipBackend::Impl& backend, HipBackend::Impl::ProblemState& state, const Problem& problem)
       : backend_(backend), state_(state), problem_(problem) {}
-  ~HipVariant() override {
-    for (hipEvent_t event : events_) (void)HipLibrary::runtime().hipEventDestroy(event);
-  }
 
   hipFunction_t function = nullptr;
   std::array<unsigned, 3> grid{}, block{};
@@ -138,10 +156,8 @@ class HipVariant final : public LoadedVariant {
   std::vector<void*> arguments;
 
   void run_poisoned() override {
-    for (std::size_t t = 0; t < state_.specs.size(); ++t)
-      if (state_.specs[t].is_output && !state_.specs[t].read_write)
-        KT_HIP(hipMemsetD8(state_.buffers[t].pointer, 0xFF, state_.buffers[t].bytes));
-    restore();
+    state_.poison_outputs();
+    state_.restore();
     launch();
     KT_HIP(hipDeviceSynchronize());
   }
@@ -164,44 +180,20 @@ class HipVariant final : public LoadedVariant {
     }
   }
 
-  // Events e[0..2n]: sample i restores and evicts between e[2i] and e[2i+1] and runs the variant
-  // between e[2i+1] and e[2i+2]. One wait, on the last, for the whole batch.
   SampleBatch time(std::size_t count, bool flush) override {
-    while (events_.size() < 2 * count + 1) {
-      hipEvent_t event = nullptr;
-      KT_HIP(hipEventCreate(&event));
-      events_.push_back(event);
-    }
-    KT_HIP(hipEventRecord(events_[0], nullptr));
-    for (std::size_t i = 0; i < count; ++i) {
-      restore();  // before the flush, so that the restored data is not left in L2 either
-      if (flush)
-        KT_HIP(hipMemsetD8Async(backend_.flush_buffer->pointer, 0, backend_.flush_buffer->bytes, nullptr));
-      KT_HIP(hipEventRecord(events_[2 * i + 1], nullptr));
-      launch();
-      KT_HIP(hipEventRecord(events_[2 * i + 2], nullptr));
-    }
-    KT_HIP(hipEventSynchronize(events_[2 * count]));
-    SampleBatch batch;
-    batch.kernel_ns.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      float between_ms = 0, kernel_ms = 0;
-      KT_HIP(hipEventElapsedTime(&between_ms, events_[2 * i], events_[2 * i + 1]));
-      KT_HIP(hipEventElapsedTime(&kernel_ms, events_[2 * i + 1], events_[2 * i + 2]));
-      batch.between_ns += between_ms * 1e6;
-      batch.kernel_ns.push_back(kernel_ms * 1e6);
-    }
-    return batch;
+    return events_.time(
+        count,
+        [&] {
+          restore();  // before the flush, so that the restored data is not left in L2 either
+          if (flush) KT_HIP(hipMemsetD8Async(backend_.flush_buffer->pointer, 0, backend_.flush_buffer->bytes, nullptr));
+        },
+        [&] { launch(); });
   }
 
  private:
   // Read-write tensors get their initial contents back before every launch (outside the timed
   // events), so every sample computes the same thing.
-  void restore() {
-    for (std::size_t t = 0; t < state_.specs.size(); ++t)
-      if (state_.specs[t].read_write)
-        KT_HIP(hipMemcpyDtoDAsync(state_.buffers[t].pointer, state_.pristine[t].pointer, state_.buffers[t].bytes, nullptr));
-  }
+  void restore() { state_.restore(); }
   void launch() {
     KT_HIP(hipModuleLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes,
                                  nullptr, arguments.data(), nullptr));
@@ -210,7 +202,7 @@ class HipVariant final : public LoadedVariant {
   HipBackend::Impl& backend_;
   HipBackend::Impl::ProblemState& state_;
   const Problem& problem_;
-  std::vector<hipEvent_t> events_;
+  EventBatch<HipEvents> events_;
 };
 
 std::unique_ptr<LoadedVariant> HipBackend::Impl::load(const KernelFamily& family, const Problem& problem,
