@@ -130,20 +130,18 @@ EvaluationResult measure_variant(MeasureTarget& target, const KernelFamily& fami
     StoppingRule rule(settings.stopping);
     const std::size_t most = std::max<std::size_t>(settings.stopping.max_samples, 1);
     std::size_t taken = 0;
-    double device_ns = 0;  // every timed sample and what ran between them, for the batch size
-    double sampled_ns = 0;  // the samples' own time, as the stopping rule's time cap counts it
+    // result.device_time holds only timed samples until the loop ends: the batch size follows
+    // its mean (evictions included) and the time left counts the samples' own time.
+    const DeviceTime& timed = result.device_time;
     while (!rule.done() && taken < most) {
-      const double mean = taken == 0 ? 0 : device_ns / static_cast<double>(taken);
-      const double time_left = settings.stopping.max_time_s * 1e9 - sampled_ns;
+      const double mean = taken == 0 ? 0 : (timed.kernel_ns + timed.between_ns) / static_cast<double>(taken);
+      const double time_left = settings.stopping.max_time_s * 1e9 - timed.kernel_ns;
       const std::size_t count = next_batch_size(taken, settings.stopping.min_samples, most - taken, mean,
                                                 std::max(time_left, 1.0), variant->queues_samples());
       const SampleBatch batch = variant->time(count, flush);
       result.device_time.between_ns += batch.between_ns;
-      device_ns += batch.between_ns;
       for (const double ns : batch.kernel_ns) {
         result.device_time.kernel_ns += ns;
-        device_ns += ns;
-        sampled_ns += ns;
         ++taken;
         if (rule.done()) continue;  // queued past the decision: device time, not a sample
         result.samples_ns.push_back(ns);
