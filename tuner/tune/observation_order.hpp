@@ -43,7 +43,6 @@ class ObservationOrder {
   // At the end of the tune: every result left, in order; configs that never got one (dropped
   // from the queue by an interrupt) are skipped.
   std::deque<ProposedConfig> rest();
-  std::size_t lag() const { return lag_; }
 
  private:
   std::size_t lag_;
