@@ -1,10 +1,14 @@
-"""kill -9 at random moments of `ktune db merge` (the tune's own kill loop is test_kill_resume.py,
-a killed worker test_signals.py): the target database is always intact and holds either nothing
-of the source or all of it, the snapshot a killed merge leaves is private to its user and
-removed by the next merge, and a final merge completes."""
+"""kill -9 at random moments of `ktune db merge`, export and a tune's --record (the tune's own kill
+loop is test_kill_resume.py, a killed worker test_signals.py). A merge's target database is always
+intact and holds either nothing of the source or all of it; the snapshot a killed merge leaves is
+private to its user and removed by the next merge; a final merge completes. Headers and
+recordings are whole under their names, whenever the kill came."""
+import gzip
+import json
 import os
 import random
 import re
+import shutil
 import signal
 import sqlite3
 import stat
@@ -83,6 +87,49 @@ class ExportKilled(harness.KtuneTestCase):
                     with open(os.path.join(root, name), "rb") as f:
                         self.assertEqual(undated(f.read()), undated(complete[relative]),
                                          f"trial {trial}: {relative} is not whole")
+
+
+class RecordKilled(harness.KtuneTestCase):
+    def test_kill_minus_nine_during_recorded_tunes_never_leaves_half_a_recording(self):
+        """A tune with --record killed at random moments (measuring, recording, resuming): every
+        recording file under its name is whole, and a final run records every config."""
+        record = os.path.join(self.dir, "record")
+        def tune(db):
+            return [harness.ARGS.ktune, "tune", "-k", "gemm", "-b", "cpu", "--shape", "m=128,n=128,k=128",
+                    "--strategy", "brute_force", "--max-seconds-per-config", "0.002", "--min-samples", "3", "--db", db,
+                    "--no-export", "--record", record]
+        started = time.time()  # how long a whole run takes here, on a database of its own
+        subprocess.run(tune(os.path.join(self.dir, "timing.db")), cwd=self.dir, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        whole_run = time.time() - started
+        shutil.rmtree(record)
+        rng = random.Random(11)
+        killed_while_running = 0
+        for trial in range(20):
+            if trial % 2 == 0:  # half the tunes measure everything again, half resume and reuse
+                for suffix in ("", "-wal", "-shm"):
+                    if os.path.exists(self.db + suffix):
+                        os.remove(self.db + suffix)
+            process = subprocess.Popen(tune(self.db), cwd=self.dir, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.0, 1.2 * whole_run))
+            killed_while_running += process.poll() is None
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            for name in os.listdir(record) if os.path.isdir(record) else []:
+                if ".partial-" in name:
+                    continue  # a temporary a kill -9 left: never under a recording's name
+                with gzip.open(os.path.join(record, name)) as f:
+                    json.load(f)  # whole: a torn file would not decompress or parse
+        self.assertGreater(killed_while_running, 0, "every tune ended before its kill; the test proves nothing")
+        subprocess.run(tune(self.db), cwd=self.dir, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        names = sorted(n for n in os.listdir(record) if ".partial-" not in n)
+        self.assertEqual(len(names), 2, names)  # the Kernel Tuner cache and the T4 results
+        with gzip.open(os.path.join(record, [n for n in names if "_T4" in n][0])) as f:
+            self.assertEqual(len(json.load(f)["results"]), 72)  # every config of the space
+        with sqlite3.connect(self.db) as c:
+            self.assertEqual(c.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+            self.assertEqual(c.execute("SELECT count(*) FROM measurements").fetchone()[0], 72)
 
 
 class EveryCommandStops(harness.KtuneTestCase):

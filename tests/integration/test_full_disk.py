@@ -1,9 +1,15 @@
-"""A full disk, simulated for the files ktune writes beside its database: a small preloaded library
-makes write(2) fail with ENOSPC for paths under a chosen folder, as a full file system would. A
+"""A full disk. Simulated for the files ktune writes beside its database: a small preloaded library
+makes write(2) fail with ENOSPC for paths under a chosen folder, as a full file system would. And
+real: a small tmpfs mounted in a user and mount namespace of its own (`unshare`, no privileges
+needed where the kernel allows such namespaces; skipped, saying why, where it does not). A
 --record that cannot be written leaves the run complete ('finished', every result stored) and no
 leftover temporary file, and says so with exit 1; an export that cannot be written leaves the
-headers that were there before untouched."""
+headers that were there before untouched; a database whose disk fills keeps every committed
+result and a rerun resumes once there is room."""
+import gzip
+import json
 import os
+import shutil
 import sqlite3
 import subprocess
 
@@ -150,6 +156,81 @@ class FullDisk(harness.KtuneTestCase):
         again = harness.only_result(self, self.ktune_json(*tune))
         self.assertEqual(again["reused"], kept)
         self.assertEqual(again["evaluated"] + again["reused"], 40)
+
+
+# Runs inside `unshare --user --map-root-user --mount` with $1 the mount point, $2 its size, $3 a
+# folder outside it and $4 ktune: mounts the tmpfs (exit 77 when it cannot), then the test's
+# script runs, which copies out what the test inspects (the tmpfs goes with the namespace).
+TMPFS_SCRIPT = r"""
+set -u
+mnt=$1; size=$2; out=$3
+mount -t tmpfs -o size=$size tmpfs "$mnt" || exit 77
+"""
+
+
+class RealTmpfs(harness.KtuneTestCase):
+    def in_tmpfs(self, size, script):
+        """Runs `script` (sh) with a fresh tmpfs of `size` at $mnt and self.dir/out as $out."""
+        unshare = shutil.which("unshare")
+        if not unshare:
+            self.skipTest("unshare (util-linux) is missing: cannot mount a real tmpfs")
+        mnt = os.path.join(self.dir, "mnt")
+        out = os.path.join(self.dir, "out")
+        os.makedirs(mnt, exist_ok=True)
+        os.makedirs(out, exist_ok=True)
+        result = subprocess.run([unshare, "--user", "--map-root-user", "--mount", "sh", "-c", TMPFS_SCRIPT + script,
+                                 "sh", mnt, size, out, harness.ARGS.ktune], cwd=self.dir, capture_output=True,
+                                text=True, timeout=600)
+        if result.returncode == 77 or "unshare failed" in result.stderr or "Operation not permitted" in result.stderr:
+            self.skipTest("this kernel refuses an unprivileged mount namespace: " + result.stderr.strip()[:200])
+        return result, out
+
+    def test_a_database_on_a_full_tmpfs_keeps_every_committed_result_and_resumes(self):
+        # 500 KB holds the schema and a few results before the tune's writes fill it.
+        tune = ('"$ktune" tune -k gemm -b cpu --shape m=128,n=128,k=128 --strategy brute_force '
+                '--max-seconds-per-config 0.002 --min-samples 3 --db "$mnt/t.db" --no-export --json')
+        result, out = self.in_tmpfs("500k", f"""
+ktune=$4
+{tune} > "$out/first.json" 2> "$out/first.err"; echo $? > "$out/first.code"
+cp "$mnt"/t.db* "$out/"
+mount -o remount,size=64m "$mnt"
+{tune} > "$out/second.json" 2> "$out/second.err"; echo $? > "$out/second.code"
+""")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        read = lambda name: open(os.path.join(out, name)).read()
+        self.assertEqual(read("first.code").strip(), "2", read("first.err"))
+        self.assertIn("disk is full", read("first.err"))
+        with sqlite3.connect(os.path.join(out, "t.db")) as c:
+            self.assertEqual(c.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+            kept = c.execute("SELECT count(*) FROM measurements").fetchone()[0]
+        self.assertGreater(kept, 0, "the tmpfs filled before any result: make it larger")
+        self.assertEqual(read("second.code").strip(), "0", read("second.err"))
+        again = harness.only_result(self, json.loads(read("second.json")))
+        self.assertEqual(again["reused"], kept)  # nothing committed was lost
+        self.assertEqual(again["outcomes"].get("ok", 0), again["evaluated"] + again["reused"])
+        self.assertGreater(again["evaluated"], 0, "the first tune never filled the tmpfs: make it smaller")
+
+    def test_a_record_on_a_full_tmpfs_keeps_the_run_complete(self):
+        # One page: the database is elsewhere, the recording cannot be written.
+        result, out = self.in_tmpfs("4k", f"""
+"$4" tune -k rmsnorm -b cpu --shape rows=16,cols=256 --budget 4 --max-seconds-per-config 0.01 \
+  --db "{self.db}" --no-export --record "$mnt/record" > "$out/tune.out" 2> "$out/tune.err"
+echo $? > "$out/tune.code"
+mkdir "$out/left" && cp -a "$mnt/record/." "$out/left/" 2>/dev/null || true
+""")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        read = lambda name: open(os.path.join(out, name)).read()
+        self.assertEqual(read("tune.code").strip(), "1", read("tune.err"))
+        self.assertIn("--record could not write", read("tune.err"))
+        self.assertIn("No space left on device", read("tune.err"))
+        # No temporary left behind; a file that did fit before the disk filled is whole.
+        for name in os.listdir(os.path.join(out, "left")):
+            self.assertTrue(name.endswith(".json.gz") and ".partial" not in name, name)
+            with gzip.open(os.path.join(out, "left", name)) as f:
+                json.load(f)
+        with sqlite3.connect(self.db) as c:
+            self.assertEqual(c.execute("SELECT status FROM runs").fetchall(), [("finished",)])
+            self.assertEqual(c.execute("SELECT count(*) FROM measurements").fetchone()[0], 4)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,44 @@ class Signals(harness.KtuneTestCase):
         self.assertTrue(harness.only_result(self, json.loads(out))["interrupted"])
         self.assertEqual(self.query("SELECT status FROM runs"), [("interrupted",)])
 
+    def test_a_tune_whose_config_takes_long_stops_within_a_second_and_drops_it(self):
+        # Each config would take 30 s of samples: the one in flight at the signal is dropped after
+        # the grace period, not recorded, and a rerun measures it.
+        args = ("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=1024,cols=4096", "--budget", "1",
+                "--max-seconds-per-config", "30", "--min-samples", "1000000", "--db", self.db, "--no-export")
+        process = self.start(*args, "--json")
+        code, seconds, out, err = self.stop(process, signal.SIGTERM, 2.5)  # well into its first config
+        self.assertEqual(code, 143, err)
+        self.assertLess(seconds, STOP_SECONDS)
+        result = harness.only_result(self, json.loads(out))
+        self.assertTrue(result["interrupted"])
+        self.assertEqual((result["evaluated"], result["dropped_at_stop"]), (0, 1))
+        self.assertEqual(self.query("SELECT count(*) FROM measurements"), [(0,)])
+        self.assertEqual(self.query("SELECT count(*) FROM claims"), [(0,)])
+        self.assertEqual(self.query("SELECT status FROM runs"), [("interrupted",)])
+        # The human summary says so too.
+        process = self.start(*args)
+        code, seconds, out, err = self.stop(process, signal.SIGINT, 2.5)
+        self.assertEqual(code, 130, err)
+        self.assertLess(seconds, STOP_SECONDS)
+        self.assertIn("1 config in flight at the stop", out)
+        # The rerun measures the dropped config (briefly now).
+        rerun = self.ktune_json("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=1024,cols=4096", "--budget", "1",
+                                "--max-seconds-per-config", "0.05", "--db", self.db, "--no-export", "--json")
+        self.assertEqual(harness.only_result(self, rerun)["evaluated"], 1)
+
+    def test_a_bench_whose_repetition_takes_long_stops_within_a_second(self):
+        out_file = os.path.join(self.dir, "bench.json")
+        process = self.start("bench", "-b", "cpu", "-k", "rmsnorm", "--shape", "rows=1024,cols=4096", "--repetitions",
+                             "3", "--max-seconds-per-repetition", "30", "--min-samples", "1000000", "--no-baseline", "--db", self.db,
+                             "--out", out_file)
+        code, seconds, _, err = self.stop(process, signal.SIGTERM, 2.5)
+        self.assertEqual(code, 143, err)
+        self.assertLess(seconds, STOP_SECONDS)
+        with open(out_file) as f:
+            self.assertEqual(json.load(f)["benchmarks"], [])  # the repetition cut short is not kept
+        self.assertEqual(self.query("SELECT status FROM bench_runs"), [("interrupted",)])
+
     def test_a_second_signal_ends_a_tune_at_once(self):
         process = self.start("tune", "-k", "rmsnorm", "-b", "cpu", "--shape", "rows=64,cols=4096", "--budget", "500",
                              "--max-seconds-per-config", "1", "--min-samples", "100000", "--db", self.db, "--no-export")

@@ -280,8 +280,16 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
       MeasureSettings settings = request.measure;
       settings.seed = mix_seed(1, problem.key());
       for (int r = 0; r < request.repetitions && !g_stop_requested.load(); ++r) {
-        const EvaluationResult result = worker.evaluate(problem, chosen.config, build, settings, request.config_timeout_s,
-                                                                  request.setup_timeout_s);
+        EvaluationResult result;
+        try {
+          result = worker.evaluate(problem, chosen.config, build, settings, request.config_timeout_s,
+                                   request.setup_timeout_s);
+        } catch (const KtuneError&) {
+          if (workers_abandoned()) break;  // the stop killed the worker while it prepared
+          throw;
+        }
+        // Cut short by the stop (stop_request.hpp): left incomplete, so it is not kept.
+        if (workers_abandoned() && result.outcome != Outcome::ok) break;
         if (result.outcome != Outcome::ok) {
           item.outcome = std::string(to_string(result.outcome));
           item.message = result.message;

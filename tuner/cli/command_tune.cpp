@@ -130,6 +130,10 @@ void print_summary(const TuneSummary& s, const std::string& header, double noisy
   if (s.reference_config) line("reference", s.reference_config->describe());
   line("visited", std::to_string(s.evaluated) + " measured now, " + std::to_string(s.reused) +
                       " reused from the database (" + outcomes + "); " + s.stop_reason);
+  if (s.dropped_at_stop > 0)
+    line("dropped", std::to_string(s.dropped_at_stop) + " config" + (s.dropped_at_stop == 1 ? "" : "s") +
+                        " in flight at the stop, not finished within " + format_duration_ns(kStopGraceSeconds * 1e9) +
+                        ": not recorded; a rerun measures " + (s.dropped_at_stop == 1 ? "it" : "them"));
   for (const auto& warning : s.warnings) line("warning", warning);
   if (s.noisy > 0)
     line("NOISY", std::to_string(s.noisy) + " results whose samples spread more than the bound, e.g. " +

@@ -21,7 +21,10 @@ void request_stop(int signal) {
   // run as interrupted, export) is told so; any other command ends here. Second: leave now
   // (results already measured are in the database).
   const bool second = ktune::g_stop_requested.exchange(true);
-  if (!second) ktune::g_stop_signal.store(signal);
+  if (!second) {
+    ktune::g_stop_signal.store(signal);
+    ktune::notify_stop_watchdog();  // the configs in flight get a grace period, then are dropped
+  }
   if (second || !ktune::g_stop_handled.load()) {
     ktune::kill_active_workers();
     std::_Exit(128 + signal);

@@ -44,6 +44,7 @@ nlohmann::json FinishedEvaluation::to_json() const {
                          {"prepare_seconds", prepare_seconds},
                          {"device", device}};
   if (failure) json["failure"] = {{"exit_code", failure->exit_code}, {"message", failure->message}};
+  if (abandoned) json["abandoned"] = true;
   return json;
 }
 
@@ -56,6 +57,7 @@ FinishedEvaluation FinishedEvaluation::from_json(const nlohmann::json& json) {
   done.device = json.at("device");
   if (json.contains("failure"))
     done.failure = HarnessFailure{json["failure"].at("exit_code"), json["failure"].at("message")};
+  done.abandoned = json.value("abandoned", false);
   return done;
 }
 

@@ -60,6 +60,8 @@ struct FinishedEvaluation {
   double prepare_seconds = 0;     // inputs and reference in a fresh worker: set-up, not evaluation
   std::string device;             // which device measured it, e.g. "cuda:1" or "rank 2 cuda:0"
   std::optional<HarnessFailure> failure;
+  // Cut short by a stop (abandon_workers()): says nothing of the config; dropped, not recorded.
+  bool abandoned = false;
 
   nlohmann::json to_json() const;
   static FinishedEvaluation from_json(const nlohmann::json& json);

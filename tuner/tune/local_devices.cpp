@@ -144,6 +144,11 @@ FinishedEvaluation evaluate_job(WorkerClient& worker, const EvaluationTask& task
   } catch (const std::exception& e) {
     done.failure = HarnessFailure{static_cast<int>(ExitCode::check_failed), e.what()};
   }
+  // A stop that killed this config's worker or compile process, not the config, ended it.
+  if (workers_abandoned() && (done.failure || done.result.outcome != Outcome::ok)) {
+    done.abandoned = true;
+    done.failure.reset();
+  }
   done.evaluation_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - done.prepare_seconds;
   return done;

@@ -3,6 +3,11 @@
 // and record the run as interrupted; db merge rolls back) calls handle_stop_requests() first;
 // any other command ends at the first signal. Either way the exit code is 128 + the signal
 // (130 for Ctrl-C, 143 for SIGTERM), and a second signal ends ktune at once.
+//
+// A config in flight may take far longer than a second (a second of samples after a compile of
+// seconds). So that every command stops within a second, the configs in flight get
+// kStopGraceSeconds to finish; then their workers and compile processes are killed
+// (abandon_workers()) and what they were doing is dropped, not recorded: a rerun measures it.
 #pragma once
 
 #include <atomic>
@@ -19,7 +24,14 @@ extern std::atomic<int> g_stop_signal;
 // True once the running command has said it stops by itself (handle_stop_requests()).
 extern std::atomic<bool> g_stop_handled;
 
-inline void handle_stop_requests() { g_stop_handled.store(true); }
+// Configs in flight after a stop request get this long to finish before they are dropped.
+constexpr double kStopGraceSeconds = 0.5;
+
+// Says the running command stops by itself, and starts the watchdog that abandons its workers
+// kStopGraceSeconds after the first stop signal.
+void handle_stop_requests();
+// Wakes that watchdog; called by the signal handler (async-signal-safe).
+void notify_stop_watchdog();
 // 128 + the stop signal (130 when none is recorded: a stop requested by other means).
 int stop_exit_code();
 

@@ -145,6 +145,7 @@ nlohmann::json TuneSummary::to_json() const {
                         {"device_use", device_use.to_json()},
                         {"stop_reason", stop_reason},
                         {"interrupted", interrupted},
+                        {"dropped_at_stop", dropped_at_stop},
                         {"run_id", run_id},
                         {"devices", devices},
                         {"strategy", strategy},
@@ -366,6 +367,7 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       pool.submit(EvaluationJob{next_job_id++, index, config, launch_geometry(in.space, config, context)});
       FinishedEvaluation done = pool.wait();
       pool.end();
+      if (done.abandoned) break;  // the stop cut it short: nothing to record or keep
       done.result.environment["reference"] = true;
       record(done, stored.count(config.key()) > 0);
       stored[config.key()] = StoredMeasurement{0, summary.run_id, config, done.result, ""};
@@ -380,6 +382,8 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
                   done.result.message.substr(0, 200);
       if (g_stop_requested.load()) break;
     }
+    if (!summary.reference_config && g_stop_requested.load())
+      throw Interrupted("stopped before a config ran to give the reference output; nothing more was measured");
     if (!summary.reference_config)
       throw CheckFailed("no config of " + in.space_file.string() + " ran to keep its output as the reference for the "
                         "others (the default first, then the space in order; " + std::to_string(candidates.size()) +
@@ -551,8 +555,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       const double race_ns = request.race && summary.best ? summary.best->stats.median_ns : 0.0;
       pool.submit(EvaluationJob{next_job_id++, *index, config, launch_geometry(in.space, config, context), race_ns});
     }
-    if (proposing && g_stop_requested.load()) {
-      // Configs already measuring finish and are recorded; those still waiting are dropped.
+    if (!summary.interrupted && g_stop_requested.load()) {  // also after the last config was proposed
+      // Configs already measuring finish and are recorded if they do within kStopGraceSeconds
+      // (stop_request.hpp), else they are dropped; those still waiting are dropped.
       summary.interrupted = true;
       summary.stop_reason = "interrupted";
       proposing = false;
@@ -569,6 +574,10 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
       continue;  // only reused configs so far; propose again
     }
     FinishedEvaluation done = pool.wait();
+    if (done.abandoned) {  // cut short by the stop: not recorded (its claim goes), a rerun measures it
+      ++summary.dropped_at_stop;
+      continue;
+    }
     spent_seconds += done.evaluation_seconds;
     record(done, retried.erase(done.job.config.key()) > 0);
     order.result(done.job.index, std::move(done.result));

@@ -95,6 +95,8 @@ struct TuneSummary {
   DeviceUse device_use;
   std::string stop_reason;  // "space exhausted", "budget of 20 configs reached", ...
   bool interrupted = false;
+  // Configs in flight at the stop that did not finish within its grace period: not recorded.
+  std::size_t dropped_at_stop = 0;
   std::int64_t run_id = 0;
   std::filesystem::path space_file;
   std::vector<std::filesystem::path> recorded_files;  // with TuneRequest::record_dir

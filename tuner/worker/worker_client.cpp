@@ -26,6 +26,7 @@ constexpr std::size_t kStderrTailBytes = 4096;
 // kill_active_workers() from a signal handler: a fixed table of atomics, which a handler may read.
 constexpr std::size_t kMaxTrackedWorkers = 256;
 std::atomic<pid_t> g_active_workers[kMaxTrackedWorkers];
+std::atomic<bool> g_workers_abandoned{false};
 
 void track_worker(pid_t pid) {
   for (auto& slot : g_active_workers) {
@@ -85,6 +86,13 @@ void kill_active_workers() {
     if (pid > 0) kill(-pid, SIGKILL);
   }
 }
+
+void abandon_workers() {
+  g_workers_abandoned.store(true);
+  kill_active_workers();
+}
+
+bool workers_abandoned() { return g_workers_abandoned.load(); }
 
 WorkerClient::WorkerClient(std::string backend, int device_index)
     : backend_(std::move(backend)), device_index_(device_index) {}
@@ -188,6 +196,13 @@ std::string WorkerClient::stderr_tail() {
 
 bool WorkerClient::exchange(const nlohmann::json& request, double timeout_s, nlohmann::json& reply,
                             EvaluationResult& failure) {
+  if (g_workers_abandoned.load()) {  // ktune is stopping: no fresh worker, no request
+    if (pid_ > 0) stop(false);
+    failure.outcome = Outcome::crashed;
+    failure.message = "not evaluated: ktune is stopping";
+    last_death_signal_ = 0;
+    return false;
+  }
   if (pid_ <= 0) start();
   std::string line;
   LineReader::Status status = LineReader::Status::closed;
@@ -250,7 +265,7 @@ EvaluationResult WorkerClient::evaluate(const Problem& problem, const Config& co
     result.outcome = Outcome::crashed;
   }
   const int signal = last_death_signal_;
-  if (result.outcome != Outcome::crashed || !killed_from_outside(signal)) return result;
+  if (result.outcome != Outcome::crashed || !killed_from_outside(signal) || g_workers_abandoned.load()) return result;
   const double first_prepare = last_prepare_seconds_;
   result = evaluate_once(problem, config, build, settings, timeout_s, setup_timeout_s);
   last_prepare_seconds_ += first_prepare;

@@ -22,6 +22,14 @@ namespace ktune {
 // Kills every worker in use and their process groups. Async-signal-safe: for the tuner's
 // signal handlers, so no worker outlives a tuner that is told to go at once.
 void kill_active_workers();
+// For a command that stops at a signal and will not wait for its workers: kills them as
+// kill_active_workers() does, and from then on no worker starts again and no killed config is
+// evaluated again, so whatever waits on a worker or a compile process returns at once (with a
+// `crashed` result, or a failed build). Async-signal-safe.
+void abandon_workers();
+// Whether abandon_workers() was called: a result that failed since is the stop's doing, not the
+// config's, and is dropped rather than recorded.
+bool workers_abandoned();
 
 class WorkerClient {
  public:
