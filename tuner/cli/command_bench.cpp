@@ -74,7 +74,7 @@ class BenchProgress final : public BenchObserver {
 };
 
 int run_bench_command(const BenchOptions& options, const CommonOptions& common) {
-  handle_stop_requests();  // finishes the configs in flight and records the run as interrupted
+  handle_stop_requests();  // finishes the repetition in flight (kStopGraceSeconds) and records the run as interrupted
   for (const auto& kernel : options.kernels) find_family(kernel);
   if (!options.suite.empty() && !options.shape.empty())
     throw InputError("--suite and --shape both choose the problems; pass one of them");

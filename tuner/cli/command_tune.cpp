@@ -257,7 +257,7 @@ int run_compile_only_command(const TuneOptions& options, TuneRequest request, co
 }
 
 int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
-  // A tune finishes the configs in flight and records the run as interrupted; a compile-only
+  // A tune finishes the configs in flight (for kStopGraceSeconds) and records the run as interrupted; a compile-only
   // sweep has nothing to keep and ends at the signal.
   if (!options.compile_only) handle_stop_requests();
   std::optional<Precision> precision;  // unset: each family's default for the backend
@@ -437,7 +437,8 @@ void register_tune(CLI::App& app, CommonOptions& common, Action& action) {
       "resumes: configs already measured for this device, kernel source, problem and config are\n"
       "reused, not measured again. Without --budget or --time-limit each kernel gets 60 s of\n"
       "evaluation. With no arguments: the default kernels (rmsnorm, swiglu) on the best backend\n"
-      "present. Ctrl-C stops after the configs in flight (exit 130); results are kept.\n"
+      "present. Ctrl-C gives the configs in flight 0.5 s to finish, drops the others (a rerun\n"
+      "measures them) and exits 130; results are kept.\n"
       "Several GPUs: --devices all measures on every GPU of this host at once. Several hosts:\n"
       "mpirun --enable-recovery -n R ktune tune ...: rank 0 runs the strategy and keeps the\n"
       "database, every rank measures on its GPU (the one numbered by its place on its host, or\n"
