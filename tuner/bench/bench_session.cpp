@@ -28,6 +28,7 @@
 #include "tuner/core/space_context.hpp"
 #include "tuner/tune/space_files.hpp"
 #include "tuner/tune/stop_request.hpp"
+#include "tuner/worker/compile_processes.hpp"
 #include "tuner/worker/worker_client.hpp"
 
 namespace ktune {
@@ -263,12 +264,17 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     item.flops = family.flop_count(problem);
     const SpaceContext context = make_context(problem, summary.device);
     VariantBuild build;
-    const auto builder = make_variant_builder(request.backend, family, problem,
-                                              summary.device.properties.value("compile_arch", ""), 1);
+    // NVRTC and hiprtc build in a compile process, which a stop can kill (stop_request.hpp).
+    const std::string arch = summary.device.properties.value("compile_arch", "");
+    const auto builder = request.backend == "cuda" || request.backend == "hip"
+                             ? make_process_variant_builder(request.backend, family, problem, arch, 1, BuildEffort::full,
+                                                            on_device.space.launch_only_names())
+                             : make_variant_builder(request.backend, family, problem, arch, 1);
     bool built_ok = true;
     if (builder) {
       const BuiltVariant built = builder->get(0, chosen.config);
       build = built.build;
+      if (!built.ok && workers_abandoned()) return item;  // the stop killed its compile: incomplete, not kept
       if (!built.ok) {
         built_ok = false;
         item.outcome = std::string(to_string(Outcome::compile_error));
