@@ -171,7 +171,7 @@ TEST(HipSpaces, EveryFamilyHasValidConfigsAndAValidDefaultOnAmdLimits) {
       }
     }
   }
-  EXPECT_EQ(spaces, 11);
+  EXPECT_EQ(spaces, 12);
 }
 
 TEST(SearchSpaceLaunchOnly, IsReadAndChecked) {
