@@ -61,6 +61,7 @@ class Family:
         self.bench_shape = shapes.get("bench")
         self.launch_shapes = shapes.get("launch", [])
         self.recorded_shapes = shapes.get("recorded", [])
+        self.wide_shape = shapes.get("wide")
         self.transformer_dims = descriptor.get("transformer")
 
     def has_backend(self, backend):

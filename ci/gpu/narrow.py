@@ -7,12 +7,14 @@ import json
 import os
 
 # The variants a short random check rarely draws, as narrowed spaces (feature name -> values kept):
-# rows split over thread-block clusters, rows kept in shared memory, streaming cache hints, the
+# rows split over thread-block clusters, rows kept in shared memory or read again for each pass
+# (instance_norm's memory storage), streaming cache hints, the
 # special-function-unit exponentials (fast_exp: ex2/rcp.approx, whose accuracy must hold in fp32
 # too) and the dropout mask drawn early.
 FEATURES = {
     "cluster": {"cluster_size": [2, 4, 8]},
     "shared_row": {"row_storage": ["shared"]},
+    "memory_row": {"row_storage": ["memory"]},
     "streaming": {"streaming": [1]},
     "fast_exp": {"fast_exp": [1]},
     "draw_early": {"draw_early": [1]},
@@ -64,7 +66,8 @@ def write(space, path):
 
 
 def write_feature_spaces(source, out):
-    """The narrowed copy of every CUDA space of `source` per feature its parameters have, written to
+    """The narrowed copy of every CUDA space of `source` per feature its parameters have (with those
+    values), written to
     out/FAMILY.FEATURE.cuda.json; returns [(family, feature, path)]."""
     os.makedirs(out, exist_ok=True)
     written = []
@@ -72,9 +75,10 @@ def write_feature_spaces(source, out):
         if not name.endswith(".cuda.json"):
             continue
         space = load(os.path.join(source, name))
-        parameters = {p["name"] for p in space["parameters"]}
+        values = {p["name"]: p["values"] for p in space["parameters"]}
         for feature, keep in FEATURES.items():
-            if not all(k in parameters for k in keep):
+            # Only where the space has the feature: its parameters, with the values kept.
+            if not all(k in values and all(v in values[k] for v in kept) for k, kept in keep.items()):
                 continue
             path = write(narrow(space, keep), os.path.join(out, f"{space['family']}.{feature}.cuda.json"))
             written.append((space["family"], feature, path))

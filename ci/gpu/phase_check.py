@@ -37,11 +37,18 @@ def elements(shape):
     return product
 
 
+def row_width(shape):
+    """The width of the rows the row kernels see: cols, or an image plane's height x width."""
+    return shape.get("cols") or shape.get("height", 0) * shape.get("width", 0)
+
+
 def feature_shapes(context, kernel, feature):
     """The odd shapes of the family where the feature's variants are valid, largest last."""
-    shapes = [s for s in context.family(kernel).odd_shapes if elements(s) >= FEATURE_MIN_ELEMENTS]
+    family = context.family(kernel)
+    shapes = [s for s in family.odd_shapes if elements(s) >= FEATURE_MIN_ELEMENTS]
     if feature == "cluster":
-        shapes = [s for s in shapes if s.get("cols", 0) > CLUSTER_MIN_COLS] + [CLUSTER_EXTRA_SHAPE]
+        # A family whose dims are not rows x cols names its own wide shape (shapes.wide).
+        shapes = [s for s in shapes if row_width(s) > CLUSTER_MIN_COLS] + [family.wide_shape or CLUSTER_EXTRA_SHAPE]
     return [shape_text(s) for s in shapes]
 
 
