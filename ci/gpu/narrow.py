@@ -8,13 +8,14 @@ import os
 
 # The variants a short random check rarely draws, as narrowed spaces (feature name -> values kept):
 # rows split over thread-block clusters, rows kept in shared memory or read again for each pass
-# (instance_norm's memory storage), streaming cache hints, the
+# (instance_norm's memory storage), planes split over blocks through a workspace (its split), streaming cache hints, the
 # special-function-unit exponentials (fast_exp: ex2/rcp.approx, whose accuracy must hold in fp32
 # too) and the dropout mask drawn early.
 FEATURES = {
     "cluster": {"cluster_size": [2, 4, 8]},
     "shared_row": {"row_storage": ["shared"]},
     "memory_row": {"row_storage": ["memory"]},
+    "split": {"split": [2, 4, 8, 16, 32, 64]},
     "streaming": {"streaming": [1]},
     "fast_exp": {"fast_exp": [1]},
     "draw_early": {"draw_early": [1]},

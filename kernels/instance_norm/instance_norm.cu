@@ -8,13 +8,25 @@
 // thread-block cluster of up to 8 blocks splits it (Hopper; the partial sums meet in distributed
 // shared memory). `memory` keeps nothing: each of the three passes (sum, squared deviations,
 // output) reads the plane again, mostly from L2, so any plane size runs, on any GPU.
+//
+// Split (KT_SPLIT > 1): a few large planes (3 planes of 1024^2) leave most SMs idle even split
+// over a cluster of 8. Each plane is then split over SPLIT blocks anywhere on the GPU, each
+// holding its slice in registers: a block writes its slice's count, mean and squared deviations
+// to the workspace, arrives on its plane's counter, waits until the plane's SPLIT blocks have
+// arrived, and merges their statistics (Chan's parallel variance). The wait is safe because the
+// space launches no more blocks than SMs, all resident at once. The counters are never reset:
+// each launch adds SPLIT per plane (a power of two, so the count wraps cleanly at 2^32), and a
+// block waits for the next multiple of SPLIT from the value it found.
 // Defines (search_spaces/instance_norm.cuda.json): KT_BLOCK_THREADS, KT_THREADS_PER_ROW,
 // KT_VECTOR_BYTES, KT_BLOCKS_PER_SM (launch geometry only), KT_CLUSTER_SIZE, KT_ROW_STORAGE,
-// KT_STREAMING; KT_T; KT_DIM_HEIGHT and KT_DIM_WIDTH (the plane size is compiled in).
+// KT_STREAMING, KT_SPLIT; KT_T; KT_DIM_HEIGHT and KT_DIM_WIDTH (the plane size is compiled in).
 #define KT_DIM_COLS (KT_DIM_HEIGHT * KT_DIM_WIDTH)
 // A third storage beside cuda_rows.cuh's two (registers 0, shared 1), which this kernel alone
 // handles; to cuda_rows.cuh it is "not shared", so no shared memory is reserved for it.
 #define KT_ROW_STORAGE_memory 2
+#ifndef KT_SPLIT
+#define KT_SPLIT 1
+#endif
 #include "kernels/layernorm/cuda_layernorm_row.cuh"
 
 namespace kt {
@@ -54,13 +66,127 @@ __device__ __forceinline__ void instance_norm_rereading(const rows::T* __restric
   }
 }
 
+#if KT_SPLIT > 1
+namespace split {
+
+using rows::kVec;
+constexpr int kSplit = KT_SPLIT;
+static_assert((kSplit & (kSplit - 1)) == 0, "split must be a power of two (the counters wrap at 2^32)");
+static_assert(KT_THREADS_PER_ROW == KT_BLOCK_THREADS && KT_CLUSTER_SIZE == 1, "a split plane takes whole blocks");
+// Elements of a plane's slice: whole vectors, the last slice shorter.
+constexpr long long kSliceCols = (KT_DIM_COLS + kSplit * kVec - 1) / (kSplit * kVec) * kVec;
+constexpr int kItems = int((kSliceCols + KT_BLOCK_THREADS * kVec - 1) / (KT_BLOCK_THREADS * kVec));
+
+// One slice's statistics, as the workspace keeps them after the planes' counters.
+struct Partial {
+  float count, mean, m2;
+};
+
+__device__ __forceinline__ void run(const rows::T* __restrict__ x, const rows::T* __restrict__ gamma,
+                                    const rows::T* __restrict__ beta, rows::T* __restrict__ out, long long planes,
+                                    long long channels, unsigned* __restrict__ workspace) {
+  using namespace rows;
+  const long long plane = blockIdx.x / kSplit;
+  const int part = int(blockIdx.x % kSplit);
+  const long long cols = KT_DIM_COLS;
+  const long long begin = part * kSliceCols;
+  const long long end = begin + kSliceCols < cols ? begin + kSliceCols : cols;
+  const rows::T* in = x + plane * cols;
+  const bool aligned = cols % kVec == 0;
+  float values[kItems][kVec];
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const long long c = begin + ((long long)i * KT_BLOCK_THREADS + threadIdx.x) * kVec;
+    if (aligned && c + kVec <= end) {
+      load_floats<T, kVec, kHint>(in + c, values[i]);
+    } else {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) values[i][v] = c + v < end ? to_float(in[c + v]) : 0.f;
+    }
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) sum += values[i][v];
+  }
+  Reducer reduce;
+  const float count = float(end > begin ? end - begin : 0);
+  const float total = reduce.sum(sum);
+  const float local_mean = count > 0 ? total / count : 0.f;
+  float m2 = 0.f;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const long long c = begin + ((long long)i * KT_BLOCK_THREADS + threadIdx.x) * kVec;
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      const float d = c + v < end ? values[i][v] - local_mean : 0.f;
+      m2 += d * d;
+    }
+  }
+  m2 = reduce.sum(m2);
+  // Publish this slice, arrive, wait for the plane's other slices, merge.
+  unsigned* counter = workspace + plane;
+  volatile Partial* partials = reinterpret_cast<volatile Partial*>(workspace + planes) + plane * kSplit;
+  __shared__ float plane_mean, plane_scale;
+  if (threadIdx.x == 0) {
+    partials[part].count = count;
+    partials[part].mean = local_mean;
+    partials[part].m2 = m2;
+    __threadfence();
+    const unsigned found = atomicAdd(counter, 1u);
+    const unsigned target = (found / kSplit + 1) * kSplit;
+    while (int(*reinterpret_cast<volatile unsigned*>(counter) - target) < 0) {
+    }
+    __threadfence();
+    float n = 0.f, mean = 0.f, total_m2 = 0.f;
+    for (int k = 0; k < kSplit; ++k) {  // Chan et al.: merge (n, mean, m2) pairwise
+      const float nk = partials[k].count, mk = partials[k].mean, m2k = partials[k].m2;
+      if (nk == 0.f) continue;
+      const float merged = n + nk, delta = mk - mean;
+      mean += delta * nk / merged;
+      total_m2 += m2k + delta * delta * n * nk / merged;
+      n = merged;
+    }
+    const long long channel = plane % channels;
+    plane_mean = mean;
+    plane_scale = rsqrtf(total_m2 / float(cols) + kLayerNormEpsilon) * to_float(gamma[channel]);
+  }
+  __syncthreads();
+  const float mean = plane_mean, scale = plane_scale, shift = to_float(beta[plane % channels]);
+  rows::T* dst = out + plane * cols;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const long long c = begin + ((long long)i * KT_BLOCK_THREADS + threadIdx.x) * kVec;
+    float item[kVec];
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) item[v] = (values[i][v] - mean) * scale + shift;
+    if (aligned && c + kVec <= end) {
+      store_floats<T, kVec, kHint>(dst + c, item);
+    } else {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v)
+        if (c + v < end) dst[c + v] = from_float<T>(item[v]);
+    }
+  }
+}
+
+}  // namespace split
+#endif
+
 }  // namespace kt
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     instance_norm_kernel(const kt::rows::T* __restrict__ x, const kt::rows::T* __restrict__ gamma,
                          const kt::rows::T* __restrict__ beta, kt::rows::T* __restrict__ out, long long batch,
-                         long long channels, long long height, long long width) {
+                         long long channels, long long height, long long width
+#if KT_SPLIT > 1
+                         ,
+                         unsigned* __restrict__ workspace
+#endif
+) {
   using namespace kt::rows;
+#if KT_SPLIT > 1
+  (void)height, (void)width;
+  kt::split::run(x, gamma, beta, out, batch * channels, channels, workspace);
+#else
   Reducer reduce;
   for_each_row(batch * channels, height * width, [&](long long plane, bool active) {
     const long long offset = (active ? plane : 0) * row_cols();
@@ -87,4 +213,5 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
     kt::normalise_row(values, sum, reduce, active, per_plane, out + offset);
 #endif
   });
+#endif
 }
