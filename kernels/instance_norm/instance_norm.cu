@@ -73,6 +73,7 @@ using rows::kVec;
 constexpr int kSplit = KT_SPLIT;
 static_assert((kSplit & (kSplit - 1)) == 0, "split must be a power of two (the counters wrap at 2^32)");
 static_assert(KT_THREADS_PER_ROW == KT_BLOCK_THREADS && KT_CLUSTER_SIZE == 1, "a split plane takes whole blocks");
+static_assert(kSplit <= KT_BLOCK_THREADS, "one thread gathers each slice's statistics");
 // Elements of a plane's slice: whole vectors, the last slice shorter.
 constexpr long long kSliceCols = (KT_DIM_COLS + kSplit * kVec - 1) / (kSplit * kVec) * kVec;
 constexpr int kItems = int((kSliceCols + KT_BLOCK_THREADS * kVec - 1) / (KT_BLOCK_THREADS * kVec));
@@ -126,6 +127,7 @@ __device__ __forceinline__ void run(const rows::T* __restrict__ x, const rows::T
   unsigned* counter = workspace + plane;
   volatile Partial* partials = reinterpret_cast<volatile Partial*>(workspace + planes) + plane * kSplit;
   __shared__ float plane_mean, plane_scale;
+  __shared__ Partial gathered[kSplit];
   if (threadIdx.x == 0) {
     partials[part].count = count;
     partials[part].mean = local_mean;
@@ -136,9 +138,19 @@ __device__ __forceinline__ void run(const rows::T* __restrict__ x, const rows::T
     while (int(*reinterpret_cast<volatile unsigned*>(counter) - target) < 0) {
     }
     __threadfence();
+  }
+  __syncthreads();
+  // The plane's partials in one round trip (one thread each), not kSplit trips of one thread.
+  if (threadIdx.x < kSplit) {
+    gathered[threadIdx.x].count = partials[threadIdx.x].count;
+    gathered[threadIdx.x].mean = partials[threadIdx.x].mean;
+    gathered[threadIdx.x].m2 = partials[threadIdx.x].m2;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
     float n = 0.f, mean = 0.f, total_m2 = 0.f;
     for (int k = 0; k < kSplit; ++k) {  // Chan et al.: merge (n, mean, m2) pairwise
-      const float nk = partials[k].count, mk = partials[k].mean, m2k = partials[k].m2;
+      const float nk = gathered[k].count, mk = gathered[k].mean, m2k = gathered[k].m2;
       if (nk == 0.f) continue;
       const float merged = n + nk, delta = mk - mean;
       mean += delta * nk / merged;
