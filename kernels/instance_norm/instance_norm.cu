@@ -11,7 +11,7 @@
 //
 // Split (KT_SPLIT > 1): a few large planes (3 planes of 1024^2) leave most SMs idle even split
 // over a cluster of 8. Each plane is then split over SPLIT blocks anywhere on the GPU, each
-// holding its slice in registers: a block writes its slice's count, mean and squared deviations
+// holding its slice in registers (or reading it again for each pass: row_storage=memory): a block writes its slice's count, mean and squared deviations
 // to the workspace, arrives on its plane's counter, waits until the plane's SPLIT blocks have
 // arrived, and merges their statistics (Chan's parallel variance). The wait is safe because the
 // space launches no more blocks than SMs, all resident at once. The counters are never reset:
@@ -83,6 +83,23 @@ struct Partial {
   float count, mean, m2;
 };
 
+// Reads elements [c, c + kVec) of the plane `in` that lie before `end` (the others 0).
+template <int HINT>
+__device__ __forceinline__ void load_slice_item(const rows::T* in, long long c, long long end, bool aligned,
+                                                float (&out)[rows::kVec]) {
+  if (aligned && c + rows::kVec <= end) {
+    load_floats<rows::T, rows::kVec, HINT>(in + c, out);
+  } else {
+#pragma unroll
+    for (int v = 0; v < rows::kVec; ++v) out[v] = c + v < end ? to_float(in[c + v]) : 0.f;
+  }
+}
+
+// The slice stays in registers between its read and its write (row_storage=registers), or each of
+// the three passes reads it again (row_storage=memory: slices too large for registers; the
+// planes of a few-plane problem mostly fit in L2, so the passes after the first hit it).
+constexpr bool kHold = KT_ROW_STORAGE != KT_ROW_STORAGE_memory;
+
 __device__ __forceinline__ void run(const rows::T* __restrict__ x, const rows::T* __restrict__ gamma,
                                     const rows::T* __restrict__ beta, rows::T* __restrict__ out, long long planes,
                                     long long channels, unsigned* __restrict__ workspace) {
@@ -94,31 +111,41 @@ __device__ __forceinline__ void run(const rows::T* __restrict__ x, const rows::T
   const long long end = begin + kSliceCols < cols ? begin + kSliceCols : cols;
   const rows::T* in = x + plane * cols;
   const bool aligned = cols % kVec == 0;
-  float values[kItems][kVec];
-  float sum = 0.f;
+  const auto column = [&](int i) { return begin + ((long long)i * KT_BLOCK_THREADS + threadIdx.x) * kVec; };
+  float values[kHold ? kItems : 1][kVec];
+  // Item i of the slice: from registers, or read again.
+  const auto item = [&](int i, float (&out)[kVec]) {
+    if constexpr (kHold) {
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const long long c = begin + ((long long)i * KT_BLOCK_THREADS + threadIdx.x) * kVec;
-    if (aligned && c + kVec <= end) {
-      load_floats<T, kVec, kHint>(in + c, values[i]);
+      for (int v = 0; v < kVec; ++v) out[v] = values[i][v];
     } else {
-#pragma unroll
-      for (int v = 0; v < kVec; ++v) values[i][v] = c + v < end ? to_float(in[c + v]) : 0.f;
+      load_slice_item<kCacheDefault>(in, column(i), end, aligned, out);
     }
+  };
+  float sum = 0.f;
+#pragma unroll(kHold ? kItems : 4)
+  for (int i = 0; i < kItems; ++i) {
+    float loaded[kVec];
+    load_slice_item<kHold ? kHint : kCacheDefault>(in, column(i), end, aligned, loaded);
 #pragma unroll
-    for (int v = 0; v < kVec; ++v) sum += values[i][v];
+    for (int v = 0; v < kVec; ++v) {
+      sum += loaded[v];
+      if constexpr (kHold) values[i][v] = loaded[v];
+    }
   }
   Reducer reduce;
   const float count = float(end > begin ? end - begin : 0);
   const float total = reduce.sum(sum);
   const float local_mean = count > 0 ? total / count : 0.f;
   float m2 = 0.f;
-#pragma unroll
+#pragma unroll(kHold ? kItems : 4)
   for (int i = 0; i < kItems; ++i) {
-    const long long c = begin + ((long long)i * KT_BLOCK_THREADS + threadIdx.x) * kVec;
+    float current[kVec];
+    item(i, current);
+    const long long c = column(i);
 #pragma unroll
     for (int v = 0; v < kVec; ++v) {
-      const float d = c + v < end ? values[i][v] - local_mean : 0.f;
+      const float d = c + v < end ? current[v] - local_mean : 0.f;
       m2 += d * d;
     }
   }
@@ -136,6 +163,7 @@ __device__ __forceinline__ void run(const rows::T* __restrict__ x, const rows::T
     const unsigned found = atomicAdd(counter, 1u);
     const unsigned target = (found / kSplit + 1) * kSplit;
     while (int(*reinterpret_cast<volatile unsigned*>(counter) - target) < 0) {
+      __nanosleep(64);  // the waiting blocks leave the counter's L2 slice to those arriving
     }
     __threadfence();
   }
@@ -164,18 +192,23 @@ __device__ __forceinline__ void run(const rows::T* __restrict__ x, const rows::T
   __syncthreads();
   const float mean = plane_mean, scale = plane_scale, shift = to_float(beta[plane % channels]);
   rows::T* dst = out + plane * cols;
-#pragma unroll
+#pragma unroll(kHold ? kItems : 4)
   for (int i = 0; i < kItems; ++i) {
-    const long long c = begin + ((long long)i * KT_BLOCK_THREADS + threadIdx.x) * kVec;
-    float item[kVec];
+    const long long c = column(i);
+    float result[kVec];
+    if constexpr (kHold) {
+      item(i, result);
+    } else {
+      load_slice_item<kHint>(in, c, end, aligned, result);  // the last read of the slice
+    }
 #pragma unroll
-    for (int v = 0; v < kVec; ++v) item[v] = (values[i][v] - mean) * scale + shift;
+    for (int v = 0; v < kVec; ++v) result[v] = (result[v] - mean) * scale + shift;
     if (aligned && c + kVec <= end) {
-      store_floats<T, kVec, kHint>(dst + c, item);
+      store_floats<T, kVec, kHint>(dst + c, result);
     } else {
 #pragma unroll
       for (int v = 0; v < kVec; ++v)
-        if (c + v < end) dst[c + v] = from_float<T>(item[v]);
+        if (c + v < end) dst[c + v] = from_float<T>(result[v]);
     }
   }
 }
