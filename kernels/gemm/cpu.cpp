@@ -133,7 +133,7 @@ class GemmRun {
     const float alpha = cpu::to_float(scalars_[0]), beta = cpu::to_float(scalars_[1]);
     for (std::int64_t i = begin; i < end; ++i)
       for (std::int64_t j = 0; j < s_.n; ++j) {
-        const float c = s_.epilogue == gemm::kAccumulate ? cpu::to_float(c_[i * s_.n + j]) : 0.0f;
+        const float c = gemm::reads_c(s_.epilogue) ? cpu::to_float(c_[i * s_.n + j]) : 0.0f;
         d_[i * s_.n + j] = stored(
             gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, cpu::to_float(bias_[j])));
       }

@@ -23,7 +23,8 @@ class GemmFamily final : public KernelFamily {
             {"n", 1024, "columns of D (output features)"},
             {"k", 1024, "reduction length (input features)"},
             {"b_layout", 0, "0: B is [n,k] (nn.Linear weight, K-major); 1: B is [k,n]", 0},
-            {"epilogue", 0, "0: alpha*AB; 1: + beta*C; 2: + bias; 3: gelu(alpha*AB + bias); 4: silu(alpha*AB + bias)", 0}};
+            {"epilogue", 0, "0: alpha*AB; 1: + beta*C; 2: + bias; 3: gelu(alpha*AB + bias); 4: silu(alpha*AB + bias); "
+                         "5: + bias + beta*C (output projection with residual)", 0}};
   }
   // A 4096-wide projection of a 4096-token batch, in bf16: what a GPU tune of a GEMM is for.
   std::optional<Precision> gpu_default_precision() const override { return Precision::bf16; }
@@ -36,12 +37,12 @@ class GemmFamily final : public KernelFamily {
     const auto layout = problem.dim("b_layout"), epilogue = problem.dim("epilogue");
     if (layout > 1) throw InputError("gemm: b_layout must be 0 ([n,k]) or 1 ([k,n]), not " + std::to_string(layout));
     if (epilogue >= gemm::kEpilogueCount)
-      throw InputError("gemm: epilogue must be 0 (alpha*AB), 1 (+ beta*C), 2 (+ bias), 3 (gelu(alpha*AB + bias)) or 4 "
-                       "(silu(alpha*AB + bias)), not " + std::to_string(epilogue));
+      throw InputError("gemm: epilogue must be 0 (alpha*AB), 1 (+ beta*C), 2 (+ bias), 3 (gelu(alpha*AB + bias)), 4 "
+                       "(silu(alpha*AB + bias)) or 5 (+ bias + beta*C), not " + std::to_string(epilogue));
     // alpha and beta in [0.5, 1.5]: a kernel that ignores either is off by far more than any tolerance.
     return {{"a", m * k, false},
             {"b", n * k, false},
-            {"c", epilogue == gemm::kAccumulate ? m * n : 1, false},
+            {"c", gemm::reads_c(static_cast<int>(epilogue)) ? m * n : 1, false},
             {"bias", n, false},
             {"scalars", 2, false, 0.5, 1.5},
             {"d", m * n, true}};
@@ -96,7 +97,7 @@ class GemmFamily final : public KernelFamily {
       }
       for (std::int64_t j = 0; j < n; ++j)
         d[r * n + j] = gemm::apply_epilogue<double>(epilogue, acc[j], alpha, beta,
-                                                    epilogue == gemm::kAccumulate ? c[r * n + j] : 0.0, bias[j]);
+                                                    gemm::reads_c(epilogue) ? c[r * n + j] : 0.0, bias[j]);
     };
     reference::for_each_row(rows, static_cast<std::size_t>(n), one_row);
   }

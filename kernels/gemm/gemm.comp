@@ -30,7 +30,7 @@ layout(constant_id = 7) const uint KT_DIM_EPILOGUE = 0;
 
 layout(set = 0, binding = 0) restrict readonly buffer TensorA { KT_ELEM a[]; };
 layout(set = 0, binding = 1) restrict readonly buffer TensorB { KT_ELEM b[]; };
-layout(set = 0, binding = 2) restrict readonly buffer TensorC { KT_ELEM c[]; };  // one element unless epilogue 1
+layout(set = 0, binding = 2) restrict readonly buffer TensorC { KT_ELEM c[]; };  // one element unless epilogue 1 or 5
 layout(set = 0, binding = 3) restrict readonly buffer TensorBias { KT_ELEM bias[]; };
 layout(set = 0, binding = 4) restrict readonly buffer TensorScalars { KT_ELEM scalars[]; };  // alpha, beta
 layout(set = 0, binding = 5) restrict writeonly buffer TensorD { KT_ELEM d[]; };
@@ -53,6 +53,7 @@ float epilogue(float acc, float alpha, float beta, uint row, uint col) {
   const float y = x + kt_load(bias[col]);
   if (KT_DIM_EPILOGUE == 3) return 0.5 * y * (1.0 + kt_erf(y * 0.70710678118654752));
   if (KT_DIM_EPILOGUE == 4) return y / (1.0 + exp(-y));
+  if (KT_DIM_EPILOGUE == 5) return y + beta * kt_load(c[row * dims.n + col]);
   return y;
 }
 

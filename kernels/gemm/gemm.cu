@@ -36,6 +36,7 @@ __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, co
     const float y = x + to_float(bias[col]);
     return y / (1.f + expf(-y));
   }
+  if constexpr (kEpilogue == 5) return x + to_float(bias[col]) + beta * to_float(c[row * n + col]);
   return x;
 }
 

@@ -58,6 +58,7 @@ class InstanceNormFamily final : public KernelFamily {
   }
   const CpuKernel* cpu_kernel() const override { return &instance_norm_cpu_kernel(); }
   const GpuSource* cuda_source() const override { return &cuda_source_; }
+  const VulkanShader* vulkan_shader() const override { return &vulkan_shader_; }
 
  private:
   static std::int64_t planes(const Problem& problem) { return problem.dim("batch") * problem.dim("channels"); }
@@ -65,6 +66,7 @@ class InstanceNormFamily final : public KernelFamily {
 
   GpuSource cuda_source_{.file = "kernels/instance_norm/instance_norm.cu", .entry = "instance_norm_kernel",
                          .portable = true};
+  VulkanShader vulkan_shader_{.file = "kernels/instance_norm/instance_norm.comp"};
 };
 
 }  // namespace

@@ -44,29 +44,7 @@ const uint kStride = KT_THREADS_PER_ROW * KT_VECTOR;  // elements between an inv
 const uint kItems = (KT_DIM_COLS + kStride - 1) / kStride;
 const uint kCached = KT_ROW_CACHE != 0 ? kItems : 1;
 
-// One partial sum per subgroup, for rows wider than a subgroup.
-shared float partials[gl_WorkGroupSize.x];
-
-// Sum of v over the invocations of this row. Every invocation of the workgroup calls it (it may
-// hold a barrier). Subgroups are runs of consecutive invocations, so a row group narrower than
-// a subgroup is an aligned part of one (reduced by butterfly shuffles), and a wider one is
-// whole subgroups (reduced by subgroupAdd, then through shared memory).
-float row_sum(float v) {
-  if (KT_THREADS_PER_ROW < gl_SubgroupSize) {
-    [[unroll]] for (uint offset = 1; offset < KT_THREADS_PER_ROW; offset <<= 1) v += subgroupShuffleXor(v, offset);
-    return v;
-  }
-  v = subgroupAdd(v);
-  if (KT_THREADS_PER_ROW == gl_SubgroupSize) return v;
-  barrier();  // the previous call's readers are done with partials
-  if (subgroupElect()) partials[gl_SubgroupID] = v;
-  barrier();
-  const uint per_row = KT_THREADS_PER_ROW / gl_SubgroupSize;
-  const uint first = gl_LocalInvocationID.x / KT_THREADS_PER_ROW * per_row;
-  float total = 0.0;
-  for (uint k = 0; k < per_row; ++k) total += partials[first + k];
-  return total;
-}
+#include "common/vulkan_rows.glsl"
 
 // KT_VECTOR elements of s = x + residual from element `at` (the others 0).
 vec4 load_x(uint at) {

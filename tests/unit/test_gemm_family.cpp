@@ -41,6 +41,7 @@ TEST(GemmFamily, ReferenceOfEveryEpilogueAndLayout) {
     EXPECT_EQ(reference_of(layout, 0), (std::vector<double>{8.5, 11.5, 19.5, 26.5}));
     EXPECT_EQ(reference_of(layout, 1), (std::vector<double>{10.5, 15.5, 25.5, 34.5}));
     EXPECT_EQ(reference_of(layout, 2), (std::vector<double>{9.5, -8.5, 20.5, 6.5}));
+    EXPECT_EQ(reference_of(layout, 5), (std::vector<double>{11.5, -4.5, 26.5, 14.5}));  // + bias + beta*C
     const auto with_gelu = reference_of(layout, 3), with_silu = reference_of(layout, 4);
     const double pre[] = {9.5, -8.5, 20.5, 6.5};
     for (int i = 0; i < 4; ++i) {
@@ -55,6 +56,7 @@ TEST(GemmFamily, CIsAFullTensorOnlyWhenTheEpilogueReadsIt) {
     return gemm_family().make_problem({{"m", 3}, {"n", 5}, {"k", 7}, {"epilogue", epilogue}}, Precision::bf16);
   };
   EXPECT_EQ(gemm_family().tensors(shape(1))[2].elements, 15);
+  EXPECT_EQ(gemm_family().tensors(shape(5))[2].elements, 15);
   EXPECT_EQ(gemm_family().tensors(shape(0))[2].elements, 1);
   EXPECT_EQ(gemm_family().tensors(shape(0))[1].elements, 35);
   EXPECT_DOUBLE_EQ(gemm_family().flop_count(shape(0)), 2.0 * 3 * 5 * 7);
@@ -62,7 +64,7 @@ TEST(GemmFamily, CIsAFullTensorOnlyWhenTheEpilogueReadsIt) {
 
 TEST(GemmFamily, BadOptionsAndSizesAreInputErrors) {
   EXPECT_THROW(gemm_family().make_problem({{"b_layout", 2}}, Precision::fp32), InputError);
-  EXPECT_THROW(gemm_family().make_problem({{"epilogue", 5}}, Precision::fp32), InputError);
+  EXPECT_THROW(gemm_family().make_problem({{"epilogue", 6}}, Precision::fp32), InputError);
   EXPECT_THROW(gemm_family().make_problem({{"m", 0}}, Precision::fp32), InputError);
   EXPECT_THROW(gemm_family().make_problem({{"b_layout", -1}}, Precision::fp32), InputError);
   // m*k = 2^42 elements: too large, although each dim is fine.
