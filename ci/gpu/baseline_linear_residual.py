@@ -8,18 +8,20 @@ Prints one JSON object: {"device", "torch", "results": {"TOKENSxHIDDEN": {"eager
 "compiled_ns", "gemm_only_ns"}}}; a case that fails records "<what>_error" instead.
 Usage: python3 -m ci.gpu.baseline_linear_residual PRECISION TOKENSxHIDDEN ...
 """
-import json
 import sys
 
 import torch
 import torch.nn.functional as F
 
+from .against_pytorch import baseline_main, timed_cases
 from .baseline_families import timed
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 
-def measure(tokens, hidden, dtype):
+def measure(text, precision):
+    tokens, hidden = (int(v) for v in text.split("x"))
+    dtype = DTYPES[precision]
     x = torch.randn(tokens, hidden, device="cuda", dtype=dtype)
     w = torch.randn(hidden, hidden, device="cuda", dtype=dtype) / hidden ** 0.5
     b = torch.randn(hidden, device="cuda", dtype=dtype)
@@ -27,25 +29,9 @@ def measure(tokens, hidden, dtype):
 
     def eager():
         return F.linear(x, w, b) + r
-    compiled = torch.compile(eager)
-    result = {}
-    for name, fn in (("eager", eager), ("compiled", compiled), ("gemm_only", lambda: F.linear(x, w))):
-        try:
-            result[f"{name}_ns"] = timed(fn, samples=100, flush_l2=False)
-        except Exception as e:  # a baseline that cannot run is recorded, not fatal
-            result[f"{name}_error"] = f"{type(e).__name__}: {e}"[:300]
-    return result
-
-
-def main(argv):
-    precision, shapes = argv[0], argv[1:]
-    results = {}
-    for text in shapes:
-        tokens, hidden = (int(v) for v in text.split("x"))
-        results[text] = measure(tokens, hidden, DTYPES[precision])
-    print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "precision": precision,
-                      "results": results}, indent=1))
+    return timed_cases((("eager", eager), ("compiled", torch.compile(eager)), ("gemm_only", lambda: F.linear(x, w))),
+                       lambda fn: timed(fn, samples=100, flush_l2=False))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    baseline_main(sys.argv[1:], measure)

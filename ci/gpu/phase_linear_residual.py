@@ -4,10 +4,7 @@ on CUDA (at most SECONDS of evaluation per shape, default 20) at tokens x hidden
 (default: tokens 1, 256, 4096 and 16384 at hidden 4096 and 8192) in KTUNE_LR_PRECISION (default
 bf16), against PyTorch's eager route and torch.compile, in the same call on the same card
 (ci/gpu/baseline_linear_residual.py). Writes linear_residual.json and linear_residual-table.md."""
-import json
-
-from . import ktune
-from .context import python_module
+from . import against_pytorch
 
 SHAPES = "1x4096 256x4096 4096x4096 16384x4096 1x8192 256x8192 4096x8192 16384x8192"
 
@@ -21,6 +18,11 @@ def plan(context):
     shapes, precision, seconds = settings(context)
     print(f"linear_residual: gemm epilogue=5 tuned at {' '.join(shapes)} in {precision}, {seconds:g} s each; "
           "PyTorch eager and torch.compile")
+
+
+def shape_arg(text):
+    tokens, hidden = text.split("x")
+    return f"m={tokens},n={hidden},k={hidden},epilogue=5"
 
 
 def table(rows, precision, device):
@@ -47,40 +49,5 @@ def table(rows, precision, device):
 
 def run(context):
     shapes, precision, seconds = settings(context)
-    print(f"== linear_residual: {len(shapes)} shapes, {precision}, {seconds:g} s each", flush=True)
-    baseline_path = context.path("linear_residual-baselines.json")
-    with open(baseline_path, "w") as out, open(context.path("linear_residual-baselines.err"), "w") as err:
-        rc = python_module("baseline_linear_residual", precision, *shapes, stdout=out, stderr=err,
-                           timeout=400).returncode
-    baselines = ktune.load_json(baseline_path) or {}
-    if rc != 0:
-        print(f"baselines: exit {rc}; see linear_residual-baselines.err", flush=True)
-        context.fail()
-    rows = []
-    for text in shapes:
-        tokens, hidden = text.split("x")
-        result_path = context.path(f"linear_residual-{text}.json")
-        shape = f"m={tokens},n={hidden},k={hidden},epilogue=5"
-        rc = ktune.run(context.ktune, ktune.tune_args("gemm", "cuda", shape, precision, "--time-limit", str(seconds),
-                                                      "--db", context.path("lr.db"), "--no-export", "--json"),
-                       stdout=result_path, stderr=context.path("linear_residual.err"), timeout=int(seconds) + 300,
-                       interrupt=True)
-        summary = ktune.tune_result(ktune.load_json(result_path)) or {}
-        best = summary.get("best") or {}
-        rows.append({"shape": text, "exit": rc, "configs": summary.get("evaluated", 0) + summary.get("reused", 0),
-                     "outcomes": summary.get("outcomes"), "ktune_ns": best.get("median_ns"),
-                     "config": json.dumps(best.get("config"), separators=(",", ":")) if best else None,
-                     "device_use": summary.get("device_use"),
-                     "baseline": (baselines.get("results") or {}).get(text, {})})
-        print(f"{text}: exit {rc}, {rows[-1]['configs']} configs, best {rows[-1]['ktune_ns']} ns, "
-              f"outcomes {rows[-1]['outcomes']}", flush=True)
-        if rc != 0 or not best:
-            context.fail()
-    device = baselines.get("device", "?")
-    with open(context.out("linear_residual.json"), "w") as f:
-        json.dump({"device": device, "torch": baselines.get("torch"), "precision": precision, "seconds": seconds,
-                   "rows": rows}, f, indent=1)
-    text = table(rows, precision, device)
-    with open(context.out("linear_residual-table.md"), "w") as f:
-        f.write(text)
-    print(text, flush=True)
+    against_pytorch.run(context, "linear_residual", "baseline_linear_residual", shapes, precision, seconds, "gemm",
+                        shape_arg, table)
