@@ -2,7 +2,7 @@
 y = x·Wᵀ + b + r, as ktune's GEMM with epilogue 5 (alpha = beta = 1 in the kernel's terms), tuned
 on CUDA (at most SECONDS of evaluation per shape, default 20) at tokens x hidden KTUNE_LR_SHAPES
 (default: tokens 1, 256, 4096 and 16384 at hidden 4096 and 8192) in KTUNE_LR_PRECISION (default
-bf16), against PyTorch's eager route and torch.compile, in the same call on the same card
+bf16), against PyTorch's eager route (also captured in a CUDA graph) and torch.compile, in the same call on the same card
 (ci/gpu/baseline_linear_residual.py). Writes linear_residual.json and linear_residual-table.md."""
 from . import against_pytorch
 
@@ -32,15 +32,16 @@ def table(rows, precision, device):
     def ratio(a, b):
         return a / b if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b else None
     lines = [f"y = x·Wᵀ + b + r on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "",
-             "| tokens x hidden | configs | ktune us | eager us | torch.compile us | best PyTorch / ktune | "
-             "GEMM alone (cuBLASLt) us | best config |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| tokens x hidden | configs | ktune us | eager us | eager in a CUDA graph us | torch.compile us | "
+             "best PyTorch / ktune | GEMM alone (cuBLASLt, graphed) us | best config |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         b = r.get("baseline", {})
-        best = min([v for v in (b.get("eager_ns"), b.get("compiled_ns")) if isinstance(v, (int, float))], default=None)
+        best = against_pytorch.best_pytorch(b)
         k = r.get("ktune_ns")
         lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {number(k and k / 1e3, '.1f')} | "
                      f"{number(b.get('eager_ns') and b['eager_ns'] / 1e3, '.1f')} | "
+                     f"{number(b.get('eager_graph_ns') and b['eager_graph_ns'] / 1e3, '.1f')} | "
                      f"{number(b.get('compiled_ns') and b['compiled_ns'] / 1e3, '.1f')} | "
                      f"{number(ratio(best, k), '.2f')} | {number(b.get('gemm_only_ns') and b['gemm_only_ns'] / 1e3, '.1f')} | "
                      f"{r.get('config', '-')} |")
