@@ -48,33 +48,48 @@ TEST(LibraryApi, ListsEveryFamilyWithItsTensorsAndDims) {
   EXPECT_NE(std::find(rmsnorm.backends.begin(), rmsnorm.backends.end(), kk::Backend::cpu), rmsnorm.backends.end());
 }
 
+// Runs `family` on the CPU through the library at `dims` on random inputs; every output within
+// the family's tolerance of the float64 reference.
+void expect_cpu_call_matches_reference(kk::Context& context, const std::string& family,
+                                       const std::vector<kk::DimArgument>& dims, kk::Precision precision) {
+  SCOPED_TRACE(family + " " + std::string(kk::to_string(precision)));
+  kk::ReferenceProblem reference(family, dims, precision, 11);
+  std::vector<void*> memory;
+  std::vector<kk::TensorArgument> tensors;
+  const auto names = reference.tensor_names();
+  for (const auto& name : names) {
+    memory.push_back(context.allocate(reference.bytes(name)));
+    context.copy_to_device(memory.back(), reference.data(name), reference.bytes(name));
+  }
+  for (std::size_t t = 0; t < names.size(); ++t) tensors.push_back({names[t], memory[t]});
+  context.run(family, tensors, dims, precision);
+  context.synchronize();
+  for (std::size_t t = 0; t < names.size(); ++t) {
+    if (names[t] != "out") continue;
+    std::vector<unsigned char> out(reference.bytes("out"));
+    context.copy_to_host(out.data(), memory[t], out.size());
+    EXPECT_LE(reference.error("out", out.data()), reference.tolerance());
+  }
+  for (void* m : memory) context.release(m);
+}
+
 TEST(LibraryApi, ACallOnTheCpuMatchesTheReferenceAndSaysWhichConfigRan) {
   kk::Context context(kk::Backend::cpu);
   EXPECT_EQ(context.backend(), kk::Backend::cpu);
   const std::vector<kk::DimArgument> dims{{"rows", 37}, {"cols", 1001}};
   for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::fp16, kk::Precision::bf16}) {
-    kk::ReferenceProblem reference("layernorm", dims, precision, 11);
-    std::vector<void*> memory;
-    std::vector<kk::TensorArgument> tensors;
-    const auto names = reference.tensor_names();
-    for (const auto& name : names) {
-      memory.push_back(context.allocate(reference.bytes(name)));
-      context.copy_to_device(memory.back(), reference.data(name), reference.bytes(name));
-    }
-    for (std::size_t t = 0; t < names.size(); ++t) tensors.push_back({names[t], memory[t]});
-    context.run("layernorm", tensors, dims, precision);
-    context.synchronize();
-    for (std::size_t t = 0; t < names.size(); ++t) {
-      if (names[t] != "out") continue;
-      std::vector<unsigned char> out(reference.bytes("out"));
-      context.copy_to_host(out.data(), memory[t], out.size());
-      EXPECT_LE(reference.error("out", out.data()), reference.tolerance()) << kk::to_string(precision);
-    }
+    expect_cpu_call_matches_reference(context, "layernorm", dims, precision);
     const kk::ConfigChoice choice = context.choose("layernorm", dims, precision);
     EXPECT_EQ(choice.source, "default");  // no tables in this build
     EXPECT_FALSE(choice.config.empty());
-    for (void* m : memory) context.release(m);
   }
+}
+
+TEST(LibraryApi, InstanceNormTakesImageDims) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"batch", 2}, {"channels", 3}, {"height", 17}, {"width", 29}};
+  for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
+    expect_cpu_call_matches_reference(context, "instance_norm", dims, precision);
 }
 
 // The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
