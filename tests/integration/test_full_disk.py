@@ -168,6 +168,11 @@ mount -t tmpfs -o size=$size tmpfs "$mnt" || exit 77
 """
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 class RealTmpfs(harness.KtuneTestCase):
     def in_tmpfs(self, size, script):
         """Runs `script` (sh) with a fresh tmpfs of `size` at $mnt and self.dir/out as $out."""
@@ -197,7 +202,7 @@ mount -o remount,size=64m "$mnt"
 {tune} > "$out/second.json" 2> "$out/second.err"; echo $? > "$out/second.code"
 """)
         self.assertEqual(result.returncode, 0, result.stderr)
-        read = lambda name: open(os.path.join(out, name)).read()
+        read = lambda name: read_text(os.path.join(out, name))
         self.assertEqual(read("first.code").strip(), "2", read("first.err"))
         self.assertIn("disk is full", read("first.err"))
         with sqlite3.connect(os.path.join(out, "t.db")) as c:
@@ -219,7 +224,7 @@ echo $? > "$out/tune.code"
 mkdir "$out/left" && cp -a "$mnt/record/." "$out/left/" 2>/dev/null || true
 """)
         self.assertEqual(result.returncode, 0, result.stderr)
-        read = lambda name: open(os.path.join(out, name)).read()
+        read = lambda name: read_text(os.path.join(out, name))
         self.assertEqual(read("tune.code").strip(), "1", read("tune.err"))
         self.assertIn("--record could not write", read("tune.err"))
         self.assertIn("No space left on device", read("tune.err"))
