@@ -20,24 +20,29 @@ namespace {
 // Posted by the signal handler (sem_post is async-signal-safe); the watchdog waits on it.
 sem_t g_stop_signalled;
 std::atomic<bool> g_watchdog_started{false};
+std::atomic<bool> g_watchdog_ready{false};  // the semaphore exists and the watchdog waits on it
 
 }  // namespace
 
 void handle_stop_requests() {
+  if (!g_watchdog_started.exchange(true)) {
+    sem_init(&g_stop_signalled, 0, 0);
+    // Detached: it lives as long as the process, which it never holds up (it only waits).
+    std::thread([] {
+      while (sem_wait(&g_stop_signalled) != 0 && errno == EINTR) {
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(kStopGraceSeconds));
+      abandon_workers();
+    }).detach();
+    g_watchdog_ready.store(true);
+  }
+  // Last: until now a signal ends the command at once, so none can come before the watchdog is
+  // there to hear it.
   g_stop_handled.store(true);
-  if (g_watchdog_started.exchange(true)) return;
-  sem_init(&g_stop_signalled, 0, 0);
-  // Detached: it lives as long as the process, which it never holds up (it only waits).
-  std::thread([] {
-    while (sem_wait(&g_stop_signalled) != 0 && errno == EINTR) {
-    }
-    std::this_thread::sleep_for(std::chrono::duration<double>(kStopGraceSeconds));
-    abandon_workers();
-  }).detach();
 }
 
 void notify_stop_watchdog() {
-  if (g_watchdog_started.load()) sem_post(&g_stop_signalled);
+  if (g_watchdog_ready.load()) sem_post(&g_stop_signalled);
 }
 
 int stop_exit_code() {
