@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/cpu_kernel.hpp"
@@ -22,10 +23,12 @@ struct RowSchedule {
   int threads;
   std::int64_t rows_per_task;
 
-  static RowSchedule from(const Config& config) {
-    const RowSchedule schedule{static_cast<int>(config.get_int("threads")), config.get_int("rows_per_task")};
+  // `per_task`: the parameter that gives the rows handed out at a time (instance_norm calls its
+  // rows planes: planes_per_task).
+  static RowSchedule from(const Config& config, const std::string& per_task = "rows_per_task") {
+    const RowSchedule schedule{static_cast<int>(config.get_int("threads")), config.get_int(per_task)};
     if (schedule.threads < 1) throw UnsupportedConfig("threads must be at least 1");
-    if (schedule.rows_per_task < 1) throw UnsupportedConfig("rows_per_task must be at least 1");
+    if (schedule.rows_per_task < 1) throw UnsupportedConfig(per_task + " must be at least 1");
     return schedule;
   }
 };

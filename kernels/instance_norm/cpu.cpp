@@ -42,10 +42,7 @@ class InstanceNormCpu final : public CpuKernel {
     const std::int64_t channels = problem.dim("channels");
     const std::int64_t planes = problem.dim("batch") * channels;
     const std::int64_t size = problem.dim("height") * problem.dim("width");
-    const cpu::RowSchedule schedule{static_cast<int>(context.config.get_int("threads")),
-                                    context.config.get_int("planes_per_task")};
-    if (schedule.threads < 1 || schedule.rows_per_task < 1)
-      throw UnsupportedConfig("threads and planes_per_task must be at least 1");
+    const cpu::RowSchedule schedule = cpu::RowSchedule::from(context.config, "planes_per_task");
     const std::int64_t vector_width = context.config.get_int("vector_width");
     const std::int64_t unroll = context.config.get_int("unroll");
     const bool welford = cpu::row_stats_kind(context.config) == RowStatsKind::welford;

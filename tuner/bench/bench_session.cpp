@@ -265,11 +265,9 @@ BenchSummary run_bench(const BenchRequest& request, BenchObserver& observer) {
     const SpaceContext context = make_context(problem, summary.device);
     VariantBuild build;
     // NVRTC and hiprtc build in a compile process, which a stop can kill (stop_request.hpp).
-    const std::string arch = summary.device.properties.value("compile_arch", "");
-    const auto builder = request.backend == "cuda" || request.backend == "hip"
-                             ? make_process_variant_builder(request.backend, family, problem, arch, 1, BuildEffort::full,
-                                                            on_device.space.launch_only_names())
-                             : make_variant_builder(request.backend, family, problem, arch, 1);
+    const auto builder = make_measured_variant_builder(request.backend, family, problem,
+                                                       summary.device.properties.value("compile_arch", ""), 1,
+                                                       on_device.space.launch_only_names());
     bool built_ok = true;
     if (builder) {
       const BuiltVariant built = builder->get(0, chosen.config);

@@ -292,14 +292,9 @@ TuneSummary tune_on_model(const TuneInputs& in, EvaluationPool& pool, const Devi
 
   // GPU variants are compiled ahead on the CPU cores, `lookahead` configs in front of the devices.
   // NVRTC and hiprtc compile in processes of their own (compile_processes.hpp).
-  const bool gpu_compiler = request.backend == "cuda" || request.backend == "hip";
-  const auto builder =
-      gpu_compiler ? make_process_variant_builder(request.backend, in.family, problem,
-                                                  device.properties.value("compile_arch", ""), compile_threads(),
-                                                  BuildEffort::full, in.space.launch_only_names())
-                   : make_variant_builder(request.backend, in.family, problem,
-                                          device.properties.value("compile_arch", ""), compile_threads(),
-                                          BuildEffort::full, in.space.launch_only_names());
+  const auto builder = make_measured_variant_builder(request.backend, in.family, problem,
+                                                     device.properties.value("compile_arch", ""), compile_threads(),
+                                                     in.space.launch_only_names());
   EvaluationTask task{request.backend, problem, request.measure, request.config_timeout_s,
                       setup_timeout_for(request)};
   task.settings.seed = mix_seed(request.seed, problem.key());

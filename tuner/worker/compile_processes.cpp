@@ -58,4 +58,12 @@ std::unique_ptr<VariantBuilder> make_process_variant_builder(const std::string& 
   return make_compile_pool(std::move(compile), arch, processes, launch_only);
 }
 
+std::unique_ptr<VariantBuilder> make_measured_variant_builder(const std::string& backend, const KernelFamily& family,
+                                                              const Problem& problem, const std::string& arch,
+                                                              int parallel, const std::vector<std::string>& launch_only) {
+  if (backend == "cuda" || backend == "hip")
+    return make_process_variant_builder(backend, family, problem, arch, parallel, BuildEffort::full, launch_only);
+  return make_variant_builder(backend, family, problem, arch, parallel, BuildEffort::full, launch_only);
+}
+
 }  // namespace ktune

@@ -21,4 +21,11 @@ std::unique_ptr<VariantBuilder> make_process_variant_builder(const std::string& 
                                                              int processes, BuildEffort effort,
                                                              const std::vector<std::string>& launch_only);
 
+// The builder of variants that are measured (tune, bench): NVRTC and hiprtc in `parallel` compile
+// processes (a stop can kill them, and they scale with the cores), other backends' builds
+// (Vulkan's glslang) in `parallel` threads; nullptr for a backend without a compile step.
+std::unique_ptr<VariantBuilder> make_measured_variant_builder(const std::string& backend, const KernelFamily& family,
+                                                              const Problem& problem, const std::string& arch,
+                                                              int parallel, const std::vector<std::string>& launch_only);
+
 }  // namespace ktune
