@@ -42,6 +42,21 @@ def best_pytorch(baseline):
     return min([t for t in times if isinstance(t, (int, float))], default=None)
 
 
+def cell(value, spec):
+    """A table cell: the number formatted, "-" for a missing one."""
+    return format(value, spec) if isinstance(value, (int, float)) else "-"
+
+
+def us(ns):
+    """ns in microseconds, None when missing or 0."""
+    return ns / 1e3 if isinstance(ns, (int, float)) and ns else None
+
+
+def ratio(a, b):
+    """a / b, None unless both are numbers and b is not 0."""
+    return a / b if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b else None
+
+
 def timed_cases(cases, timed):
     """{"<name>_ns": median} for each (name, make) (make() gives the callable), or
     "<name>_error" for one that cannot be made or run."""

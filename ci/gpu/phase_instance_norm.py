@@ -32,18 +32,17 @@ def table(rows, precision, device):
              "| shape (NxCxHxW) | configs | ktune us | ktune TB/s | copy TB/s | ktune / copy | PyTorch eager us | "
              "eager in a CUDA graph us | torch.compile us | best PyTorch / ktune | best config |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    cell, us, ratio = against_pytorch.cell, against_pytorch.us, against_pytorch.ratio
     for r in rows:
-        def cell(value, fmt):
-            return format(value, fmt) if isinstance(value, (int, float)) else "-"
         k, b = r.get("ktune_ns"), r.get("baseline", {})
         size = b.get("bytes", 0)  # as the baseline counts them: x and out once, gamma and beta
-        tb = lambda ns: size / ns / 1e3 if isinstance(ns, (int, float)) and ns else None
-        ratio = lambda a, c: a / c if isinstance(a, (int, float)) and isinstance(c, (int, float)) and c else None
-        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(k and k / 1e3, '.1f')} | "
+
+        def tb(ns):
+            return ratio(size, ns * 1e3 if isinstance(ns, (int, float)) else None)
+        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(us(k), '.1f')} | "
                      f"{cell(tb(k), '.2f')} | {cell(tb(b.get('copy_ns')), '.2f')} | "
-                     f"{cell(ratio(b.get('copy_ns'), k), '.2f')} | {cell(b.get('eager_ns', 0) / 1e3 or None, '.1f')} | "
-                     f"{cell(b.get('eager_graph_ns', 0) / 1e3 or None, '.1f')} | "
-                     f"{cell(b.get('compiled_ns', 0) / 1e3 or None, '.1f')} | "
+                     f"{cell(ratio(b.get('copy_ns'), k), '.2f')} | {cell(us(b.get('eager_ns')), '.1f')} | "
+                     f"{cell(us(b.get('eager_graph_ns')), '.1f')} | {cell(us(b.get('compiled_ns')), '.1f')} | "
                      f"{cell(ratio(against_pytorch.best_pytorch(b), k), '.2f')} | {r.get('config', '-')} |")
     return "\n".join(lines) + "\n"
 

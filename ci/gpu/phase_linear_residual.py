@@ -26,11 +26,7 @@ def shape_arg(text):
 
 
 def table(rows, precision, device):
-    def number(value, fmt):
-        return format(value, fmt) if isinstance(value, (int, float)) else "-"
-
-    def ratio(a, b):
-        return a / b if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b else None
+    cell, us, ratio = against_pytorch.cell, against_pytorch.us, against_pytorch.ratio
     lines = [f"y = x·Wᵀ + b + r on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "",
              "| tokens x hidden | configs | ktune us | eager us | eager in a CUDA graph us | torch.compile us | "
              "best PyTorch / ktune | GEMM alone (cuBLASLt, graphed) us | best config |",
@@ -39,12 +35,10 @@ def table(rows, precision, device):
         b = r.get("baseline", {})
         best = against_pytorch.best_pytorch(b)
         k = r.get("ktune_ns")
-        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {number(k and k / 1e3, '.1f')} | "
-                     f"{number(b.get('eager_ns') and b['eager_ns'] / 1e3, '.1f')} | "
-                     f"{number(b.get('eager_graph_ns') and b['eager_graph_ns'] / 1e3, '.1f')} | "
-                     f"{number(b.get('compiled_ns') and b['compiled_ns'] / 1e3, '.1f')} | "
-                     f"{number(ratio(best, k), '.2f')} | {number(b.get('gemm_only_ns') and b['gemm_only_ns'] / 1e3, '.1f')} | "
-                     f"{r.get('config', '-')} |")
+        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(us(k), '.1f')} | "
+                     f"{cell(us(b.get('eager_ns')), '.1f')} | {cell(us(b.get('eager_graph_ns')), '.1f')} | "
+                     f"{cell(us(b.get('compiled_ns')), '.1f')} | {cell(ratio(best, k), '.2f')} | "
+                     f"{cell(us(b.get('gemm_only_ns')), '.1f')} | {r.get('config', '-')} |")
     return "\n".join(lines) + "\n"
 
 
