@@ -5,6 +5,8 @@
 // runs mma.sync m16n8k16 on fragments loaded with ldmatrix (ldmatrix.trans when B is [k, n]).
 // Rows of A and B must start on 16-byte boundaries: k % 8 == 0, and n % 8 == 0 when B is [k, n].
 // Shared rows are padded by 16 bytes, so the 8 rows an ldmatrix reads fall in distinct banks.
+// With a LayerNorm of A (layernorm_linear) the block first takes its rows' statistics, then
+// normalises each A slice in shared memory once it has landed, before the warps read it.
 #pragma once
 
 #include "kernels/common/cuda_mma.cuh"
@@ -54,14 +56,13 @@ __device__ __forceinline__ void load_slice(T* a_stage, T* b_stage, const T* a, c
   }
 }
 
-}  // namespace kt::gemm
-
-extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
-    gemm_kernel(const kt::gemm::T* __restrict__ a, const kt::gemm::T* __restrict__ b, const kt::gemm::T* __restrict__ c,
-                const kt::gemm::T* __restrict__ bias, const kt::gemm::T* __restrict__ scalars, kt::gemm::T* __restrict__ d,
-                long long m, long long n, long long k, long long, long long) {
-  using namespace kt::gemm;
+template <class ALoad>
+__device__ __forceinline__ void mma_gemm(const Operands& o, const ALoad& a_load) {
+  const T* __restrict__ a = o.a;
+  const T* __restrict__ b = o.b;
+  const long long m = o.m, n = o.n, k = o.k;
   extern __shared__ __align__(16) unsigned char shared_raw[];
+  __shared__ float row_mean[ALoad::kNormalises ? BM : 1], row_inv_std[ALoad::kNormalises ? BM : 1];
   T* a_tiles = reinterpret_cast<T*>(shared_raw);
   T* b_tiles = a_tiles + kStages * kAStage;
   const long long tiles_n = (n + BN - 1) / BN;
@@ -76,6 +77,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
     for (int j = 0; j < kTilesN; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  if constexpr (ALoad::kNormalises) row_statistics<BM, kThreads>(a, row0, m, k, a_load.epsilon, row_mean, row_inv_std);
 
   const int slices = static_cast<int>((k + BK - 1) / BK);
   // Fill all stages but one; every iteration then commits one group (empty past the end), so
@@ -94,6 +96,15 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
                  static_cast<long long>(next) * BK);
     kt::mma::commit_copies();
 
+    if constexpr (ALoad::kNormalises) {  // (the statistics were written before the first barrier above)
+      T* slice_a = a_tiles + slice % kStages * kAStage;
+      for (int i = threadIdx.x; i < BM * BK / 8; i += kThreads) {
+        const int r = i / (BK / 8), c = i % (BK / 8) * 8;
+        const long long col = static_cast<long long>(slice) * BK + c;
+        if (row0 + r < m && col < k) a_load.apply_16_bytes(slice_a + r * kARow + c, row_mean[r], row_inv_std[r], col);
+      }
+      __syncthreads();
+    }
     const T* a_stage = a_tiles + slice % kStages * kAStage;
     const T* b_stage = b_tiles + slice % kStages * kBStage;
 #pragma unroll
@@ -122,7 +133,6 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
   }
 
   // Accumulator layout of m16n8: rows lane/4 and lane/4 + 8, columns 2 (lane % 4) and the next.
-  const float alpha = kt::to_float(scalars[0]), beta = kt::to_float(scalars[1]);
 #pragma unroll
   for (int i = 0; i < kTilesM; ++i)
 #pragma unroll
@@ -132,6 +142,8 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
         const long long row = row0 + warp_row + i * 16 + lane / 4 + half * 8;
         const long long col = col0 + warp_col + j * 8 + lane % 4 * 2;
         if (row >= m) continue;
-        store_pair(d, acc[i][j][half * 2], acc[i][j][half * 2 + 1], row, col, n, alpha, beta, c, bias);
+        store_pair(o.d, acc[i][j][half * 2], acc[i][j][half * 2 + 1], row, col, n, o.alpha, o.beta, o.c, o.bias);
       }
 }
+
+}  // namespace kt::gemm

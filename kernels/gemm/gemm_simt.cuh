@@ -2,7 +2,9 @@
 // KT_BLOCK_K-deep slices of A and B in shared memory; each thread keeps a KT_THREAD_M x
 // KT_THREAD_N tile of sums in registers. Rows and columns of a thread's tile are strided by the
 // block's thread grid, so neighbouring threads read neighbouring shared-memory words.
-// Every load is bounds-checked: any m, n, k.
+// Every load is bounds-checked: any m, n, k. With a LayerNorm of A (layernorm_linear) the block
+// first takes its rows' statistics (reading them from global memory; the tile's other blocks
+// read the same rows from L2), then normalises each element of A as it stages it.
 #pragma once
 
 namespace kt::gemm {
@@ -11,13 +13,12 @@ constexpr int BM = KT_BLOCK_M, BN = KT_BLOCK_N, BK = KT_BLOCK_K, TM = KT_THREAD_
 constexpr int kThreadsM = BM / TM, kThreadsN = BN / TN, kThreads = kThreadsM * kThreadsN;
 static_assert(BM % TM == 0 && BN % TN == 0, "the block tile holds whole thread tiles");
 
-}  // namespace kt::gemm
-
-extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
-    gemm_kernel(const kt::gemm::T* __restrict__ a, const kt::gemm::T* __restrict__ b, const kt::gemm::T* __restrict__ c,
-                const kt::gemm::T* __restrict__ bias, const kt::gemm::T* __restrict__ scalars, kt::gemm::T* __restrict__ d,
-                long long m, long long n, long long k, long long, long long) {
-  using namespace kt::gemm;
+template <class ALoad>
+__device__ __forceinline__ void simt_gemm(const Operands& o, const ALoad& a_load) {
+  const T* __restrict__ a = o.a;
+  const T* __restrict__ b = o.b;
+  const long long m = o.m, n = o.n, k = o.k;
+  __shared__ float row_mean[ALoad::kNormalises ? BM : 1], row_inv_std[ALoad::kNormalises ? BM : 1];
   // A slice stored k-major ([BK][BM]) so the inner loop reads a column of it as a row; one word of
   // padding per row keeps the transposing stores off a single bank.
   __shared__ float a_tile[BK][BM + 1];
@@ -26,20 +27,30 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
   const long long row0 = (blockIdx.x / tiles_n) * BM, col0 = (blockIdx.x % tiles_n) * BN;
   const int tx = threadIdx.x % kThreadsN, ty = threadIdx.x / kThreadsN;
 
+  if constexpr (ALoad::kNormalises) {
+    row_statistics<BM, kThreads>(a, row0, m, k, a_load.epsilon, row_mean, row_inv_std);
+    __syncthreads();
+  }
+
   float acc[TM][TN] = {};
   for (long long p0 = 0; p0 < k; p0 += BK) {
     // A is [m, k]: consecutive threads take consecutive p (coalesced along k).
     for (int i = threadIdx.x; i < BM * BK; i += kThreads) {
       const int r = i / BK, p = i % BK;
       const long long row = row0 + r, col = p0 + p;
-      a_tile[p][r] = row < m && col < k ? kt::to_float(a[row * k + col]) : 0.f;
+      float value = 0.f;
+      if (row < m && col < k) {
+        value = to_float(a[row * k + col]);
+        if constexpr (ALoad::kNormalises) value = a_load.apply(value, row_mean[r], row_inv_std[r], col);
+      }
+      a_tile[p][r] = value;
     }
     for (int i = threadIdx.x; i < BN * BK; i += kThreads) {
       // B [n, k]: consecutive threads along k; B [k, n]: along n. Either way coalesced.
       const int j = kBIsNk ? i / BK : i % BN, p = kBIsNk ? i % BK : i / BN;
       const long long col = col0 + j, depth = p0 + p;
       float value = 0.f;
-      if (col < n && depth < k) value = kt::to_float(kBIsNk ? b[col * k + depth] : b[depth * n + col]);
+      if (col < n && depth < k) value = to_float(kBIsNk ? b[col * k + depth] : b[depth * n + col]);
       b_tile[p][j] = value;
     }
     __syncthreads();
@@ -58,7 +69,6 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
     __syncthreads();
   }
 
-  const float alpha = kt::to_float(scalars[0]), beta = kt::to_float(scalars[1]);
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const long long row = row0 + ty + i * kThreadsM;
@@ -66,7 +76,9 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
       const long long col = col0 + tx + j * kThreadsN;
-      if (col < n) d[row * n + col] = kt::from_float<T>(epilogue(acc[i][j], alpha, beta, c, bias, row, col, n));
+      if (col < n) o.d[row * n + col] = from_float<T>(epilogue(acc[i][j], o.alpha, o.beta, o.c, o.bias, row, col, n));
     }
   }
 }
+
+}  // namespace kt::gemm

@@ -27,6 +27,14 @@
 // itself in the tile's counter after the workspace; the block that counts last applies the
 // epilogue to the full sums, stores D and leaves its workspace tile and counter zeroed for the
 // next launch (the backend zeroes the workspace once).
+//
+// With a LayerNorm of A (layernorm_linear, fp16/bf16) each consumer warpgroup normalises its own
+// rows of every A slice in shared memory before its wgmma reads them (generic-proxy writes, then
+// a proxy fence and a warpgroup barrier). It does so for slice s + 1 while the wgmma of slice s
+// runs, and in the same time takes its share of the next tile's row statistics from global
+// memory (8 threads per row, a register sum and sum of squares around the row's first element
+// each), so that only a block's first tile (and every tile under split-K, whose slices do not
+// cover k) waits for statistics taken up front.
 #pragma once
 
 #include "kernels/common/cuda_hopper.cuh"
@@ -130,15 +138,94 @@ __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2]
     }
 }
 
-}  // namespace kt::gemm
+// A consumer warpgroup's share of the LayerNorm of A (see the top of this file): its
+// kRowsPerConsumer rows of a tile, 8 threads per row (one 16-byte chunk of a slice each), the
+// 16 row slots of the warpgroup taking every 16th row.
+constexpr int kNormRowsPerThread = kRowsPerConsumer / 16;
 
-extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
-    gemm_kernel(const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__, const kt::gemm::T* __restrict__ c,
-                const kt::gemm::T* __restrict__ bias, const kt::gemm::T* __restrict__ scalars, kt::gemm::T* __restrict__ d,
-                long long m, long long n, long long k, long long, long long,
-                const __grid_constant__ kt::hopper::TensorMap tma_a, const __grid_constant__ kt::hopper::TensorMap tma_b,
-                float* __restrict__ workspace) {
-  using namespace kt::gemm;
+struct RowPartials {
+  float shift[kNormRowsPerThread], sum[kNormRowsPerThread], squares[kNormRowsPerThread];
+};
+
+// Starts the statistics of the warpgroup's rows from row_base (rows past m count nothing).
+__device__ __forceinline__ void begin_rows(RowPartials& p, const T* a, long long row_base, long long m, long long k) {
+  const int slot = static_cast<int>(threadIdx.x % 128) / 8;
+#pragma unroll
+  for (int q = 0; q < kNormRowsPerThread; ++q) {
+    const long long row = row_base + slot + 16 * q;
+    p.shift[q] = row < m ? to_float(a[row * k]) : 0.f;
+    p.sum[q] = p.squares[q] = 0.f;
+  }
+}
+
+// Adds this thread's chunk of slice `slice` of its rows.
+__device__ __forceinline__ void add_slice(RowPartials& p, const T* a, long long row_base, long long m, long long k,
+                                          int slice) {
+  constexpr int kVec = 16 / int(sizeof(T));
+  const int slot = static_cast<int>(threadIdx.x % 128) / 8;
+  const long long col = static_cast<long long>(slice) * BK + (threadIdx.x % 8) * kVec;
+  if (col >= k) return;
+#pragma unroll
+  for (int q = 0; q < kNormRowsPerThread; ++q) {
+    const long long row = row_base + slot + 16 * q;
+    if (row >= m) continue;
+    float x[kVec];
+    load_floats<T, kVec>(a + row * k + col, x);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const float v = x[e] - p.shift[q];
+      p.sum[q] += v;
+      p.squares[q] = fmaf(v, v, p.squares[q]);
+    }
+  }
+}
+
+// The statistics of the rows, from the 8 threads of each, into mean[] and inv_std[] (the
+// warpgroup's kRowsPerConsumer rows).
+__device__ __forceinline__ void finish_rows(RowPartials& p, long long row_base, long long m, long long k, float epsilon,
+                                            float* mean, float* inv_std) {
+  const int slot = static_cast<int>(threadIdx.x % 128) / 8;
+#pragma unroll
+  for (int q = 0; q < kNormRowsPerThread; ++q) {
+    const float sum = group_sum<8>(p.sum[q]), squares = group_sum<8>(p.squares[q]);
+    if (threadIdx.x % 8 != 0) continue;
+    const int r = slot + 16 * q;
+    const float shifted_mean = sum / static_cast<float>(k);
+    const bool exists = row_base + r < m;
+    mean[r] = exists ? p.shift[q] + shifted_mean : 0.f;
+    inv_std[r] = exists ? rsqrtf(fmaxf(squares / static_cast<float>(k) - shifted_mean * shifted_mean, 0.f) + epsilon) : 0.f;
+  }
+}
+
+// Normalises the warpgroup's rows of the A slice at a_rows (128-byte swizzled rows: chunk c of
+// row r lies at chunk c ^ (r % 8)), in place, and makes the writes visible to wgmma.
+template <class ALoad>
+__device__ __forceinline__ void normalise_slice(const ALoad& a_load, unsigned char* a_rows, long long row_base,
+                                                long long m, long long k, int slice, const float* mean,
+                                                const float* inv_std) {
+  constexpr int kVec = 16 / int(sizeof(T));
+  for (int i = static_cast<int>(threadIdx.x % 128); i < kRowsPerConsumer * 8; i += 128) {
+    const int r = i / 8, chunk = i % 8;
+    const long long col = static_cast<long long>(slice) * BK + (chunk ^ (r % 8)) * kVec;
+    if (row_base + r < m && col < k)
+      a_load.apply_16_bytes(reinterpret_cast<T*>(a_rows + r * 128 + chunk * 16), mean[r], inv_std[r], col);
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// Barrier of one consumer warpgroup (ids 2 and up; 1 is consumers_sync).
+__device__ __forceinline__ void warpgroup_sync(int consumer) {
+  asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
+}
+
+template <class ALoad>
+__device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_load, const TensorMap* tma_a_map,
+                                           const TensorMap* tma_b_map, float* __restrict__ workspace) {
+  static_assert(!ALoad::kNormalises || sizeof(T) == 2, "the LayerNorm of A takes fp16 or bf16 slices");
+  constexpr bool kNorm = ALoad::kNormalises;
+  const TensorMap& tma_a = *tma_a_map;
+  const TensorMap& tma_b = *tma_b_map;
+  const long long m = o.m, n = o.n, k = o.k;
   extern __shared__ unsigned char shared_raw[];
   // 128-byte swizzled tiles must start on 1024-byte boundaries (launch.shared_bytes has the slack).
   unsigned char* shared = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(shared_raw) + 1023) & ~1023ull);
@@ -203,7 +290,12 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
 #endif
   const int consumer = warpgroup - 1;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
-  const float alpha = kt::to_float(scalars[0]), beta = kt::to_float(scalars[1]);
+  const float alpha = o.alpha, beta = o.beta;
+  // The LayerNorm of A: this warpgroup's row statistics for the tile being computed.
+  __shared__ float row_mean[kNorm ? kConsumers : 1][kNorm ? kRowsPerConsumer : 1];
+  __shared__ float row_inv_std[kNorm ? kConsumers : 1][kNorm ? kRowsPerConsumer : 1];
+  RowPartials next_rows;
+  bool statistics_ready = false;  // taken during the previous tile
   int stage = 0;
   unsigned phase = 0;
   for (long long t = first_tile; t < tiles; t += tile_step) {
@@ -215,8 +307,35 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.f;
 
+    const long long own_rows = tile_m * BM + consumer * kRowsPerConsumer;
+    // The next tile's rows, whose statistics this tile's slices take along (never under split-K).
+    long long next_rows_base = -1;
+    if constexpr (kNorm) {
+      if (!statistics_ready) {
+        RowPartials rows;
+        begin_rows(rows, o.a, own_rows, m, k);
+        const int all_slices = static_cast<int>((k + BK - 1) / BK);
+        for (int slice = 0; slice < all_slices; ++slice) add_slice(rows, o.a, own_rows, m, k, slice);
+        finish_rows(rows, own_rows, m, k, a_load.epsilon, row_mean[consumer], row_inv_std[consumer]);
+      }
+      statistics_ready = false;
+      if (kSplitK == 1 && t + tile_step < tiles) {
+        long long next_m, next_n;
+        tile_coordinates(t + tile_step, cluster_rows, tiles_n, rank, next_m, next_n);
+        next_rows_base = next_m * BM + consumer * kRowsPerConsumer;
+        begin_rows(next_rows, o.a, next_rows_base, m, k);
+      }
+      warpgroup_sync(consumer);
+      if (first_slice < end_slice) {
+        barrier_wait(&full[stage], phase);
+        normalise_slice(a_load, a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128, own_rows, m, k,
+                        first_slice, row_mean[consumer], row_inv_std[consumer]);
+        warpgroup_sync(consumer);
+      }
+    }
+
     for (int slice = first_slice; slice < end_slice; ++slice) {
-      barrier_wait(&full[stage], phase);
+      if constexpr (!kNorm) barrier_wait(&full[stage], phase);  // (normalised slices were waited for)
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
       const unsigned char* a_stage = a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128;
       const unsigned char* b_stage = b_tiles + stage * kBTileBytes;
@@ -228,7 +347,19 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
                                    tile_descriptor(b_stage + step * 32));
       }
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      if constexpr (kNorm) {  // under this slice's wgmma: the next tile's statistics, the next slice
+        if (next_rows_base >= 0) add_slice(next_rows, o.a, next_rows_base, m, k, slice);
+        if (slice + 1 < end_slice) {
+          int next_stage = stage;
+          unsigned next_phase = phase;
+          advance(next_stage, next_phase);
+          barrier_wait(&full[next_stage], next_phase);
+          normalise_slice(a_load, a_tiles + next_stage * kATileBytes + consumer * kRowsPerConsumer * 128, own_rows, m,
+                          k, slice + 1, row_mean[consumer], row_inv_std[consumer]);
+        }
+      }
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      if constexpr (kNorm) warpgroup_sync(consumer);  // the next slice is normalised by all
       if (lane == 0) {  // the warp's reads of the stage are done (wait_group is warp-wide)
         if constexpr (kClusterM == 1)
           barrier_arrive(&empty[stage]);
@@ -241,13 +372,19 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       }
       advance(stage, phase);
     }
+    if constexpr (kNorm) {
+      if (next_rows_base >= 0) {  // every thread is past its last normalise_slice of this tile
+        finish_rows(next_rows, next_rows_base, m, k, a_load.epsilon, row_mean[consumer], row_inv_std[consumer]);
+        statistics_ready = true;
+      }
+    }
 
     const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
     const long long col_base = tile_n * BN + (lane % 4) * 2;
     if constexpr (kSplitK == 1) {
-      finish_pairs<kStoreD>(acc, row_base, col_base, m, n, d, c, bias, alpha, beta, workspace);
+      finish_pairs<kStoreD>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
     } else {
-      finish_pairs<kAddToWorkspace>(acc, row_base, col_base, m, n, d, c, bias, alpha, beta, workspace);
+      finish_pairs<kAddToWorkspace>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
       __threadfence();  // this block's sums are visible before it is counted
       consumers_sync();
       __shared__ unsigned last_split;
@@ -256,10 +393,12 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
       consumers_sync();
       if (last_split) {
         __threadfence();
-        finish_pairs<kStoreWorkspaceSums>(acc, row_base, col_base, m, n, d, c, bias, alpha, beta, workspace);
+        finish_pairs<kStoreWorkspaceSums>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
         if (threadIdx.x == 128) counters[t] = 0;
       }
     }
   }
   if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
 }
+
+}  // namespace kt::gemm
