@@ -25,15 +25,17 @@ struct Operands {
 
 // What happens to A's elements on their way into the GEMM: nothing (gemm), or a LayerNorm of
 // each row (layernorm_linear): (a - mean[row]) * inv_std[row] * gamma[col] + beta[col], the row
-// statistics taken first (each path says where and when).
+// statistics taken first (RowStatistics, below).
 struct PlainA {
   static constexpr bool kNormalises = false;
+  static constexpr float* statistics = nullptr;
 };
 struct LayerNormA {
   static constexpr bool kNormalises = true;
   const T* gamma;
   const T* beta;
   float epsilon;
+  float* statistics;  // the workspace's words of RowStatistics
   __device__ __forceinline__ float apply(float x, float mean, float inv_std, long long col) const {
     return (x - mean) * inv_std * to_float(gamma[col]) + to_float(beta[col]);
   }
@@ -51,37 +53,127 @@ struct LayerNormA {
   }
 };
 
-// Mean and inverse standard deviation of rows row0 .. row0 + ROWS - 1 of a [m, k], by groups of
-// 32 consecutive threads (a row per group at a time; THREADS a multiple of 32), into mean[] and
-// inv_std[] (ROWS each; zero for rows past m). Sums are taken around the row's first element, so
-// a mean far from zero costs no precision in the variance.
-template <int ROWS, int THREADS>
-__device__ __forceinline__ void row_statistics(const T* a, long long row0, long long m, long long k, float epsilon,
-                                               float* mean, float* inv_std) {
-  static_assert(THREADS % 32 == 0, "groups of 32 threads");
-  const int group = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  for (int r = group; r < ROWS; r += THREADS / 32) {
-    const long long row = row0 + r;
-    float sum = 0.f, squares = 0.f, shift = 0.f;
-    if (row < m) {
-      const T* x = a + row * k;
-      shift = to_float(x[0]);
-      for (long long col = lane; col < k; col += 32) {
-        const float v = to_float(x[col]) - shift;
-        sum += v;
-        squares = fmaf(v, v, squares);
+// The LayerNorm of A's rows takes each row's statistics once per launch, shared by every block
+// through the workspace (each row is read by all n / BLOCK_N tile columns, so statistics taken
+// per tile would read A that many times over):
+//   - every block first takes jobs of kStatisticsJobRows rows from a counter until none are left
+//     (no block waits while jobs remain, so this finishes whatever the grid's size: a block that
+//     is not resident yet simply finds the jobs gone), writing mean and 1/std per row;
+//   - a block then waits until the statistics of its tile's rows are all written (a count per
+//     BM-row block) and reads them;
+//   - the last block to finish leaves the counters zeroed for the next launch (the backend zeroes
+//     the workspace once).
+// Layout, in 4-byte words from `words`: [2 m] mean and 1/std of each row, [tiles_m] rows written
+// per row block, then the job counter and the count of finished blocks.
+constexpr int kStatisticsJobRows = 8;
+
+struct RowStatistics {
+  float* stats;
+  unsigned* rows_done;
+  unsigned* next_job;
+  unsigned* blocks_done;
+  long long tiles_m;
+
+  __device__ RowStatistics(float* words, long long m, int block_m)
+      : stats(words), rows_done(reinterpret_cast<unsigned*>(words + 2 * m)), tiles_m((m + block_m - 1) / block_m) {
+    next_job = rows_done + tiles_m;
+    blocks_done = next_job + 1;
+  }
+
+  // Every thread of the block (THREADS of them, a multiple of 32) takes jobs until none are left.
+  template <int THREADS>
+  __device__ __forceinline__ void take_jobs(const T* a, long long m, long long k, float epsilon, int block_m) const {
+    __shared__ unsigned job;
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    for (;;) {
+      if (threadIdx.x == 0) job = atomicAdd(next_job, 1u);
+      __syncthreads();
+      const long long first = static_cast<long long>(job) * kStatisticsJobRows;
+      __syncthreads();  // every thread has read `job` before it changes
+      if (first >= m) return;
+      for (int r = warp; r < kStatisticsJobRows; r += THREADS / 32)
+        if (first + r < m) row(a, first + r, k, epsilon, lane);
+      __threadfence();  // the statistics are visible before they are counted
+      __syncthreads();
+      if (threadIdx.x == 0)
+        atomicAdd(rows_done + first / block_m, static_cast<unsigned>(min(static_cast<long long>(kStatisticsJobRows), m - first)));
+    }
+  }
+
+  // Mean and 1/std of one row by the 32 lanes of a warp (or half a wavefront), around the row's
+  // first element so that a mean far from zero costs no precision in the variance.
+  __device__ __forceinline__ void row(const T* a, long long row, long long k, float epsilon, int lane) const {
+    const T* x = a + row * k;
+    const float shift = to_float(x[0]);
+    float sum = 0.f, squares = 0.f;
+    constexpr int kVec = 16 / int(sizeof(T));
+    long long col = 0;
+    if (k % kVec == 0) {  // 16-byte loads, eight in flight per lane
+      for (; col + 8 * 32 * kVec <= k; col += 8 * 32 * kVec) {
+        float v[8][kVec];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) load_floats<T, kVec>(x + col + (u * 32 + lane) * kVec, v[u]);
+#pragma unroll
+        for (int u = 0; u < 8; ++u)
+#pragma unroll
+          for (int e = 0; e < kVec; ++e) {
+            const float d = v[u][e] - shift;
+            sum += d;
+            squares = fmaf(d, d, squares);
+          }
       }
+    }
+    for (col += lane; col < k; col += 32) {
+      const float d = to_float(x[col]) - shift;
+      sum += d;
+      squares = fmaf(d, d, squares);
     }
     sum = group_sum<32>(sum);
     squares = group_sum<32>(squares);
     if (lane == 0) {
       const float shifted_mean = sum / static_cast<float>(k);
-      mean[r] = row < m ? shift + shifted_mean : 0.f;
-      inv_std[r] = row < m ? rsqrtf(fmaxf(squares / static_cast<float>(k) - shifted_mean * shifted_mean, 0.f) + epsilon)
-                           : 0.f;
+      stats[2 * row] = shift + shifted_mean;
+      stats[2 * row + 1] = rsqrtf(fmaxf(squares / static_cast<float>(k) - shifted_mean * shifted_mean, 0.f) + epsilon);
     }
   }
-}
+
+  // One thread waits until row block `tile_m` (`rows` rows) is written.
+  __device__ __forceinline__ void wait(long long tile_m, unsigned rows) const {
+    while (*static_cast<volatile unsigned*>(rows_done + tile_m) < rows) {
+    }
+    __threadfence();
+  }
+  // Mean and 1/std of a row written by any block (read past the incoherent L1).
+  __device__ __forceinline__ float mean(long long row) const { return static_cast<volatile float*>(stats)[2 * row]; }
+  __device__ __forceinline__ float inv_std(long long row) const { return static_cast<volatile float*>(stats)[2 * row + 1]; }
+
+  // What a block of the one-tile paths (simt, mma) does first: its jobs, then its tile's rows
+  // row0 .. row0 + ROWS - 1 into mean[] and inv_std[] (zero past m), and it counts itself done.
+  template <int THREADS, int ROWS>
+  __device__ __forceinline__ void for_one_tile(const T* a, long long m, long long k, float epsilon, long long row0,
+                                               float* tile_mean, float* tile_inv_std) const {
+    take_jobs<THREADS>(a, m, k, epsilon, ROWS);
+    if (threadIdx.x == 0) wait(row0 / ROWS, static_cast<unsigned>(min(static_cast<long long>(ROWS), m - row0)));
+    __syncthreads();
+    for (int r = threadIdx.x; r < ROWS; r += THREADS) {
+      tile_mean[r] = row0 + r < m ? mean(row0 + r) : 0.f;
+      tile_inv_std[r] = row0 + r < m ? inv_std(row0 + r) : 0.f;
+    }
+    if (threadIdx.x == 0) finish_block();
+    __syncthreads();
+  }
+
+  // One thread per block, after its last wait(): the last block zeroes the counters.
+  __device__ __forceinline__ void finish_block() const {
+    __threadfence();
+    const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
+    if (atomicAdd(blocks_done, 1u) != blocks - 1) return;
+    for (long long t = 0; t < tiles_m; ++t) rows_done[t] = 0;
+    *next_job = 0;
+    *blocks_done = 0;
+    __threadfence();
+  }
+};
 
 // Same formulas as the reference (kernels/gemm/gemm.hpp), in float.
 __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const T* c, const T* bias,

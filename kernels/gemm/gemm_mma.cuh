@@ -5,8 +5,9 @@
 // runs mma.sync m16n8k16 on fragments loaded with ldmatrix (ldmatrix.trans when B is [k, n]).
 // Rows of A and B must start on 16-byte boundaries: k % 8 == 0, and n % 8 == 0 when B is [k, n].
 // Shared rows are padded by 16 bytes, so the 8 rows an ldmatrix reads fall in distinct banks.
-// With a LayerNorm of A (layernorm_linear) the block first takes its rows' statistics, then
-// normalises each A slice in shared memory once it has landed, before the warps read it.
+// With a LayerNorm of A (layernorm_linear) the block first takes its share of the row statistics
+// and reads its rows' (RowStatistics), then normalises each A slice in shared memory once it has
+// landed, before the warps read it.
 #pragma once
 
 #include "kernels/common/cuda_mma.cuh"
@@ -77,7 +78,8 @@ __device__ __forceinline__ void mma_gemm(const Operands& o, const ALoad& a_load)
     for (int j = 0; j < kTilesN; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
-  if constexpr (ALoad::kNormalises) row_statistics<BM, kThreads>(a, row0, m, k, a_load.epsilon, row_mean, row_inv_std);
+  if constexpr (ALoad::kNormalises)
+    RowStatistics(a_load.statistics, m, BM).for_one_tile<kThreads, BM>(a, m, k, a_load.epsilon, row0, row_mean, row_inv_std);
 
   const int slices = static_cast<int>((k + BK - 1) / BK);
   // Fill all stages but one; every iteration then commits one group (empty past the end), so
@@ -96,7 +98,7 @@ __device__ __forceinline__ void mma_gemm(const Operands& o, const ALoad& a_load)
                  static_cast<long long>(next) * BK);
     kt::mma::commit_copies();
 
-    if constexpr (ALoad::kNormalises) {  // (the statistics were written before the first barrier above)
+    if constexpr (ALoad::kNormalises) {
       T* slice_a = a_tiles + slice % kStages * kAStage;
       for (int i = threadIdx.x; i < BM * BK / 8; i += kThreads) {
         const int r = i / (BK / 8), c = i % (BK / 8) * 8;

@@ -3,8 +3,8 @@
 // KT_THREAD_N tile of sums in registers. Rows and columns of a thread's tile are strided by the
 // block's thread grid, so neighbouring threads read neighbouring shared-memory words.
 // Every load is bounds-checked: any m, n, k. With a LayerNorm of A (layernorm_linear) the block
-// first takes its rows' statistics (reading them from global memory; the tile's other blocks
-// read the same rows from L2), then normalises each element of A as it stages it.
+// first takes its share of the row statistics and reads its rows' (RowStatistics), then
+// normalises each element of A as it stages it.
 #pragma once
 
 namespace kt::gemm {
@@ -27,10 +27,8 @@ __device__ __forceinline__ void simt_gemm(const Operands& o, const ALoad& a_load
   const long long row0 = (blockIdx.x / tiles_n) * BM, col0 = (blockIdx.x % tiles_n) * BN;
   const int tx = threadIdx.x % kThreadsN, ty = threadIdx.x / kThreadsN;
 
-  if constexpr (ALoad::kNormalises) {
-    row_statistics<BM, kThreads>(a, row0, m, k, a_load.epsilon, row_mean, row_inv_std);
-    __syncthreads();
-  }
+  if constexpr (ALoad::kNormalises)
+    RowStatistics(a_load.statistics, m, BM).for_one_tile<kThreads, BM>(a, m, k, a_load.epsilon, row0, row_mean, row_inv_std);
 
   float acc[TM][TN] = {};
   for (long long p0 = 0; p0 < k; p0 += BK) {

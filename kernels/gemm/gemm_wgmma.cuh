@@ -28,13 +28,12 @@
 // epilogue to the full sums, stores D and leaves its workspace tile and counter zeroed for the
 // next launch (the backend zeroes the workspace once).
 //
-// With a LayerNorm of A (layernorm_linear, fp16/bf16) each consumer warpgroup normalises its own
-// rows of every A slice in shared memory before its wgmma reads them (generic-proxy writes, then
-// a proxy fence and a warpgroup barrier). It does so for slice s + 1 while the wgmma of slice s
-// runs, and in the same time takes its share of the next tile's row statistics from global
-// memory (8 threads per row, a register sum and sum of squares around the row's first element
-// each), so that only a block's first tile (and every tile under split-K, whose slices do not
-// cover k) waits for statistics taken up front.
+// With a LayerNorm of A (layernorm_linear, fp16/bf16) the whole block first takes its share of
+// the row statistics (RowStatistics, kernels/gemm/gemm_common.cuh; the producer's loads start
+// right after), and each consumer warpgroup normalises its own rows of every A slice in shared
+// memory before its wgmma reads them (generic-proxy writes, then a proxy fence and a warpgroup
+// barrier): slice s + 1 while the wgmma of slice s runs. The statistics of a tile's rows are
+// waited for and read when the tile starts.
 #pragma once
 
 #include "kernels/common/cuda_hopper.cuh"
@@ -138,77 +137,60 @@ __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2]
     }
 }
 
-// A consumer warpgroup's share of the LayerNorm of A (see the top of this file): its
-// kRowsPerConsumer rows of a tile, 8 threads per row (one 16-byte chunk of a slice each), the
-// 16 row slots of the warpgroup taking every 16th row.
-constexpr int kNormRowsPerThread = kRowsPerConsumer / 16;
-
-struct RowPartials {
-  float shift[kNormRowsPerThread], sum[kNormRowsPerThread], squares[kNormRowsPerThread];
+// gamma and beta at the 8 columns (16 bytes) of a slice this thread normalises (see
+// normalise_slice), loaded a slice ahead so that their latency hides under a wgmma.
+struct SliceAffine {
+  Packed<T, 16 / int(sizeof(T))> gamma, beta;
+  bool in_k;  // false past k: the slice holds TMA's zeros there, which meet B's zeros
 };
 
-// Starts the statistics of the warpgroup's rows from row_base (rows past m count nothing).
-__device__ __forceinline__ void begin_rows(RowPartials& p, const T* a, long long row_base, long long m, long long k) {
-  const int slot = static_cast<int>(threadIdx.x % 128) / 8;
-#pragma unroll
-  for (int q = 0; q < kNormRowsPerThread; ++q) {
-    const long long row = row_base + slot + 16 * q;
-    p.shift[q] = row < m ? to_float(a[row * k]) : 0.f;
-    p.sum[q] = p.squares[q] = 0.f;
-  }
+__device__ __forceinline__ long long affine_column(int slice) {
+  const int thread = static_cast<int>(threadIdx.x % 128);
+  return static_cast<long long>(slice) * BK + ((thread % 8) ^ (thread / 8 % 8)) * (16 / int(sizeof(T)));
 }
 
-// Adds this thread's chunk of slice `slice` of its rows.
-__device__ __forceinline__ void add_slice(RowPartials& p, const T* a, long long row_base, long long m, long long k,
-                                          int slice) {
-  constexpr int kVec = 16 / int(sizeof(T));
-  const int slot = static_cast<int>(threadIdx.x % 128) / 8;
-  const long long col = static_cast<long long>(slice) * BK + (threadIdx.x % 8) * kVec;
-  if (col >= k) return;
-#pragma unroll
-  for (int q = 0; q < kNormRowsPerThread; ++q) {
-    const long long row = row_base + slot + 16 * q;
-    if (row >= m) continue;
-    float x[kVec];
-    load_floats<T, kVec>(a + row * k + col, x);
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) {
-      const float v = x[e] - p.shift[q];
-      p.sum[q] += v;
-      p.squares[q] = fmaf(v, v, p.squares[q]);
-    }
+template <class ALoad>
+__device__ __forceinline__ SliceAffine load_affine(const ALoad& a_load, long long k, int slice) {
+  SliceAffine affine;
+  const long long col = affine_column(slice);
+  affine.in_k = col < k;
+  using Raw = decltype(affine.gamma.raw);
+  if (affine.in_k) {
+    affine.gamma.raw = *reinterpret_cast<const Raw*>(a_load.gamma + col);
+    affine.beta.raw = *reinterpret_cast<const Raw*>(a_load.beta + col);
   }
-}
-
-// The statistics of the rows, from the 8 threads of each, into mean[] and inv_std[] (the
-// warpgroup's kRowsPerConsumer rows).
-__device__ __forceinline__ void finish_rows(RowPartials& p, long long row_base, long long m, long long k, float epsilon,
-                                            float* mean, float* inv_std) {
-  const int slot = static_cast<int>(threadIdx.x % 128) / 8;
-#pragma unroll
-  for (int q = 0; q < kNormRowsPerThread; ++q) {
-    const float sum = group_sum<8>(p.sum[q]), squares = group_sum<8>(p.squares[q]);
-    if (threadIdx.x % 8 != 0) continue;
-    const int r = slot + 16 * q;
-    const float shifted_mean = sum / static_cast<float>(k);
-    const bool exists = row_base + r < m;
-    mean[r] = exists ? p.shift[q] + shifted_mean : 0.f;
-    inv_std[r] = exists ? rsqrtf(fmaxf(squares / static_cast<float>(k) - shifted_mean * shifted_mean, 0.f) + epsilon) : 0.f;
-  }
+  return affine;
 }
 
 // Normalises the warpgroup's rows of the A slice at a_rows (128-byte swizzled rows: chunk c of
-// row r lies at chunk c ^ (r % 8)), in place, and makes the writes visible to wgmma.
-template <class ALoad>
-__device__ __forceinline__ void normalise_slice(const ALoad& a_load, unsigned char* a_rows, long long row_base,
-                                                long long m, long long k, int slice, const float* mean,
+// row r lies at chunk c ^ (r % 8)), in place, and makes the writes visible to wgmma. Thread t
+// takes chunk t % 8 of rows t / 8 + 16 j: its rows share r % 8, so all its chunks hold the same
+// 8 columns, whose gamma and beta come in `affine`. The chunks are read, normalised and written
+// in batches of 4, so their loads are in flight together.
+__device__ __forceinline__ void normalise_slice(const SliceAffine& affine, unsigned char* a_rows, const float* mean,
                                                 const float* inv_std) {
   constexpr int kVec = 16 / int(sizeof(T));
-  for (int i = static_cast<int>(threadIdx.x % 128); i < kRowsPerConsumer * 8; i += 128) {
-    const int r = i / 8, chunk = i % 8;
-    const long long col = static_cast<long long>(slice) * BK + (chunk ^ (r % 8)) * kVec;
-    if (row_base + r < m && col < k)
-      a_load.apply_16_bytes(reinterpret_cast<T*>(a_rows + r * 128 + chunk * 16), mean[r], inv_std[r], col);
+  constexpr int kChunks = kRowsPerConsumer / 16, kBatch = kChunks < 4 ? kChunks : 4;
+  const int thread = static_cast<int>(threadIdx.x % 128), first_row = thread / 8, chunk = thread % 8;
+  if (affine.in_k) {
+    float gamma[kVec], beta[kVec];
+    load_floats<T, kVec>(affine.gamma.elements.v, gamma);
+    load_floats<T, kVec>(affine.beta.elements.v, beta);
+#pragma unroll
+    for (int j0 = 0; j0 < kChunks; j0 += kBatch) {
+      float x[kBatch][kVec];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j)
+        load_floats<T, kVec>(reinterpret_cast<const T*>(a_rows + (first_row + 16 * (j0 + j)) * 128 + chunk * 16), x[j]);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int r = first_row + 16 * (j0 + j);
+        const float scale = inv_std[r], shift = -mean[r] * inv_std[r];
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) x[j][e] = fmaf(fmaf(x[j][e], scale, shift), gamma[e], beta[e]);
+        store_floats<T, kVec>(reinterpret_cast<T*>(a_rows + r * 128 + chunk * 16), x[j]);
+      }
+    }
   }
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -244,6 +226,8 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
     kt::hopper::cluster_sync();
   else
     __syncthreads();
+  const RowStatistics statistics(kNorm ? a_load.statistics : nullptr, m, BM);
+  if constexpr (kNorm) statistics.template take_jobs<kThreads>(o.a, m, k, a_load.epsilon, BM);
 
   // Tiles are visited per cluster: cluster tile t covers tile rows kClusterM * tm .. + kClusterM - 1
   // of tile column tn, block `rank` of the cluster taking row kClusterM * tm + rank.
@@ -294,8 +278,7 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
   // The LayerNorm of A: this warpgroup's row statistics for the tile being computed.
   __shared__ float row_mean[kNorm ? kConsumers : 1][kNorm ? kRowsPerConsumer : 1];
   __shared__ float row_inv_std[kNorm ? kConsumers : 1][kNorm ? kRowsPerConsumer : 1];
-  RowPartials next_rows;
-  bool statistics_ready = false;  // taken during the previous tile
+  SliceAffine affine;  // gamma and beta of the next slice to normalise
   int stage = 0;
   unsigned phase = 0;
   for (long long t = first_tile; t < tiles; t += tile_step) {
@@ -308,28 +291,21 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
       for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.f;
 
     const long long own_rows = tile_m * BM + consumer * kRowsPerConsumer;
-    // The next tile's rows, whose statistics this tile's slices take along (never under split-K).
-    long long next_rows_base = -1;
     if constexpr (kNorm) {
-      if (!statistics_ready) {
-        RowPartials rows;
-        begin_rows(rows, o.a, own_rows, m, k);
-        const int all_slices = static_cast<int>((k + BK - 1) / BK);
-        for (int slice = 0; slice < all_slices; ++slice) add_slice(rows, o.a, own_rows, m, k, slice);
-        finish_rows(rows, own_rows, m, k, a_load.epsilon, row_mean[consumer], row_inv_std[consumer]);
-      }
-      statistics_ready = false;
-      if (kSplitK == 1 && t + tile_step < tiles) {
-        long long next_m, next_n;
-        tile_coordinates(t + tile_step, cluster_rows, tiles_n, rank, next_m, next_n);
-        next_rows_base = next_m * BM + consumer * kRowsPerConsumer;
-        begin_rows(next_rows, o.a, next_rows_base, m, k);
+      if (threadIdx.x % 128 == 0 && tile_m * BM < m)
+        statistics.wait(tile_m, static_cast<unsigned>(min(static_cast<long long>(BM), m - tile_m * BM)));
+      warpgroup_sync(consumer);
+      for (int r = static_cast<int>(threadIdx.x % 128); r < kRowsPerConsumer; r += 128) {
+        row_mean[consumer][r] = own_rows + r < m ? statistics.mean(own_rows + r) : 0.f;
+        row_inv_std[consumer][r] = own_rows + r < m ? statistics.inv_std(own_rows + r) : 0.f;
       }
       warpgroup_sync(consumer);
       if (first_slice < end_slice) {
+        affine = load_affine(a_load, k, first_slice);
         barrier_wait(&full[stage], phase);
-        normalise_slice(a_load, a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128, own_rows, m, k,
-                        first_slice, row_mean[consumer], row_inv_std[consumer]);
+        normalise_slice(affine, a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128, row_mean[consumer],
+                        row_inv_std[consumer]);
+        if (first_slice + 1 < end_slice) affine = load_affine(a_load, k, first_slice + 1);
         warpgroup_sync(consumer);
       }
     }
@@ -347,15 +323,15 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
                                    tile_descriptor(b_stage + step * 32));
       }
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-      if constexpr (kNorm) {  // under this slice's wgmma: the next tile's statistics, the next slice
-        if (next_rows_base >= 0) add_slice(next_rows, o.a, next_rows_base, m, k, slice);
+      if constexpr (kNorm) {  // under this slice's wgmma: the next slice
         if (slice + 1 < end_slice) {
           int next_stage = stage;
           unsigned next_phase = phase;
           advance(next_stage, next_phase);
           barrier_wait(&full[next_stage], next_phase);
-          normalise_slice(a_load, a_tiles + next_stage * kATileBytes + consumer * kRowsPerConsumer * 128, own_rows, m,
-                          k, slice + 1, row_mean[consumer], row_inv_std[consumer]);
+          normalise_slice(affine, a_tiles + next_stage * kATileBytes + consumer * kRowsPerConsumer * 128,
+                          row_mean[consumer], row_inv_std[consumer]);
+          if (slice + 2 < end_slice) affine = load_affine(a_load, k, slice + 2);  // lands under the next wgmma
         }
       }
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -371,12 +347,6 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
               kt::hopper::barrier_arrive_in_block(&empty[stage], block);
       }
       advance(stage, phase);
-    }
-    if constexpr (kNorm) {
-      if (next_rows_base >= 0) {  // every thread is past its last normalise_slice of this tile
-        finish_rows(next_rows, next_rows_base, m, k, a_load.epsilon, row_mean[consumer], row_inv_std[consumer]);
-        statistics_ready = true;
-      }
     }
 
     const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
@@ -397,6 +367,10 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
         if (threadIdx.x == 128) counters[t] = 0;
       }
     }
+  }
+  if constexpr (kNorm) {  // this block waits for no more statistics
+    consumers_sync();
+    if (threadIdx.x == 128) statistics.finish_block();
   }
   if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
 }

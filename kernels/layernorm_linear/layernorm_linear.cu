@@ -1,12 +1,14 @@
 // LayerNorm + Linear on CUDA and HIP (kernels/layernorm_linear/layernorm_linear.hpp has the
 // problem): gemm's paths (kernels/gemm/gemm.cu) with A = x normalised on its way in, W as
-// B [n, k] and the bias epilogue. The row statistics are taken by the GEMM's own blocks (each
-// path says when); LN(x) never goes to memory.
-//   simt  - any GPU (also AMD through hiprtc): statistics first, elements normalised as staged;
-//   mma   - sm_80 and later, fp16/bf16: statistics first, each landed slice normalised in shared
-//           memory;
-//   wgmma - Hopper, fp16/bf16: each consumer warpgroup normalises its rows of slice s + 1 under
-//           slice s's wgmma, taking the next tile's statistics in the same time.
+// B [n, k] and the bias epilogue. The row statistics are taken once per launch by the GEMM's own
+// blocks and shared through the workspace (RowStatistics, kernels/gemm/gemm_common.cuh); LN(x)
+// never goes to memory.
+//   simt  - any GPU (also AMD through hiprtc): elements normalised as they are staged;
+//   mma   - sm_80 and later, fp16/bf16: each landed slice normalised in shared memory;
+//   wgmma - Hopper, fp16/bf16: each consumer warpgroup normalises its rows of slice s + 1 in
+//           shared memory under slice s's wgmma.
+// The workspace holds split-K's sums and tile counters first (wgmma with split_k > 1), then the
+// row statistics.
 #define KT_PATH_simt 0
 #define KT_PATH_mma 1
 #define KT_PATH_wgmma 2
@@ -35,21 +37,22 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
                             long long k, const __grid_constant__ kt::hopper::TensorMap tma_x,
                             const __grid_constant__ kt::hopper::TensorMap tma_w, float* __restrict__ workspace) {
   using namespace kt::gemm;
-  wgmma_gemm(Operands{x, w, nullptr, bias, y, m, n, k, 1.f, 0.f}, LayerNormA{gamma, beta, kEpsilon}, &tma_x, &tma_w,
-             workspace);
+  const long long split_words = kSplitK > 1 ? m * n + ((m + BM - 1) / BM) * ((n + BN - 1) / BN) : 0;
+  wgmma_gemm(Operands{x, w, nullptr, bias, y, m, n, k, 1.f, 0.f}, LayerNormA{gamma, beta, kEpsilon, workspace + split_words},
+             &tma_x, &tma_w, workspace);
 }
 #else
 extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
     layernorm_linear_kernel(const kt::gemm::T* __restrict__ x, const kt::gemm::T* __restrict__ gamma,
                             const kt::gemm::T* __restrict__ beta, const kt::gemm::T* __restrict__ w,
                             const kt::gemm::T* __restrict__ bias, kt::gemm::T* __restrict__ y, long long m, long long n,
-                            long long k) {
+                            long long k, float* __restrict__ workspace) {
   using namespace kt::gemm;
   const Operands operands{x, w, nullptr, bias, y, m, n, k, 1.f, 0.f};
 #if KT_PATH == KT_PATH_mma
-  mma_gemm(operands, LayerNormA{gamma, beta, kEpsilon});
+  mma_gemm(operands, LayerNormA{gamma, beta, kEpsilon, workspace});
 #else
-  simt_gemm(operands, LayerNormA{gamma, beta, kEpsilon});
+  simt_gemm(operands, LayerNormA{gamma, beta, kEpsilon, workspace});
 #endif
 }
 #endif
