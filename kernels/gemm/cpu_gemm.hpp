@@ -78,15 +78,18 @@ struct RowNormalisation {
   float epsilon;
 };
 
+// A function applied to each output after the epilogue (ffn's activation), or null.
+using Activation = float (*)(float);
+
 // One prepared variant: buffers allocated once, reused by every timed run.
 template <typename T>
 class GemmRun {
  public:
   GemmRun(Shape shape, Blocking blocking, MicroKernel micro, ThreadPool& pool, Operands<T> operands,
-          std::optional<RowNormalisation<T>> normalisation = std::nullopt)
+          std::optional<RowNormalisation<T>> normalisation = std::nullopt, Activation activation = nullptr)
       : s_(shape), b_(blocking), micro_(micro), pool_(pool),
         a_(operands.a), bm_(operands.b), c_(operands.c), bias_(operands.bias), scalars_(operands.scalars),
-        d_(operands.d), normalisation_(normalisation),
+        d_(operands.d), normalisation_(normalisation), activation_(activation),
         sums_(static_cast<std::size_t>(s_.m * s_.n)),
         packed_b_(static_cast<std::size_t>(round_up(b_.block_n, b_.micro_n) * b_.block_k)),
         packed_a_(static_cast<std::size_t>(round_up(s_.m, b_.micro_m) * b_.block_k)) {
@@ -168,8 +171,9 @@ class GemmRun {
     for (std::int64_t i = begin; i < end; ++i)
       for (std::int64_t j = 0; j < s_.n; ++j) {
         const float c = c_ && gemm::reads_c(s_.epilogue) ? cpu::to_float(c_[i * s_.n + j]) : 0.0f;
-        d_[i * s_.n + j] = stored(
-            gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, cpu::to_float(bias_[j])));
+        const float value =
+            gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, cpu::to_float(bias_[j]));
+        d_[i * s_.n + j] = stored(activation_ ? activation_(value) : value);
       }
   }
 
@@ -190,6 +194,7 @@ class GemmRun {
   const T* scalars_;
   T* d_;
   std::optional<RowNormalisation<T>> normalisation_;
+  Activation activation_;
   std::vector<cpu::RowStats> row_stats_;
   std::vector<float> sums_, packed_b_, packed_a_;
 };

@@ -79,11 +79,13 @@ class LayerNormLinearFamily final : public KernelFamily {
 
   const CpuKernel* cpu_kernel() const override { return &layernorm_linear_cpu_kernel(); }
   const GpuSource* cuda_source() const override { return &cuda_source_; }
+  const VulkanShader* vulkan_shader() const override { return &vulkan_shader_; }
   std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override;
 
  private:
   GpuSource cuda_source_{.file = "kernels/layernorm_linear/layernorm_linear.cu", .entry = "layernorm_linear_kernel",
                          .portable = true};
+  VulkanShader vulkan_shader_{.file = "kernels/layernorm_linear/layernorm_linear.comp"};
 };
 
 // The wgmma path loads x and W with TMA as gemm's does (kernels/gemm/family.cpp): boxes of 128

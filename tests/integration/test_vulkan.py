@@ -11,12 +11,12 @@ import sqlite3
 
 import harness
 
-# The families with Vulkan shaders: every memory-bound one, GEMM and flash attention.
+# The families with Vulkan shaders: every memory-bound one, GEMM, flash attention and layernorm_linear.
 REQUIRED = {"rmsnorm", "layernorm", "residual_layernorm", "rmsnorm_rope", "softmax", "softmax_dropout", "instance_norm",
-            "swiglu", "geglu", "copy", "gemm", "flash_attention"}
+            "swiglu", "geglu", "copy", "gemm", "flash_attention", "layernorm_linear"}
 # Odd sizes: no dim is a multiple of any tile or vector width.
 SHAPES = {"rmsnorm_rope": "rows=5,heads=3,head_dim=66", "copy": "n=10007", "gemm": "m=67,n=45,k=83",
-          "instance_norm": "batch=2,channels=3,height=17,width=19",
+          "instance_norm": "batch=2,channels=3,height=17,width=19", "layernorm_linear": "m=67,n=45,k=83",
           "flash_attention": "batch=1,heads=4,kv_heads=2,seq_q=37,seq_kv=53,head_dim=64"}
 # Little time per config: lavapipe runs on the CI machine's two cores; speed is not asserted here.
 # (No --max-noise: given, it is also a bound, and lavapipe's timings on a busy machine never settle.)

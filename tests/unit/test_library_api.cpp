@@ -48,15 +48,17 @@ TEST(LibraryApi, ListsEveryFamilyWithItsTensorsAndDims) {
   EXPECT_NE(std::find(rmsnorm.backends.begin(), rmsnorm.backends.end(), kk::Backend::cpu), rmsnorm.backends.end());
 }
 
-// Runs `family` on the CPU through the library at `dims` on random inputs; every output within
-// the family's tolerance of the float64 reference.
+// Runs `family` on the CPU through the library at `dims` on random inputs; its output tensor
+// `output` within the family's tolerance of the float64 reference.
 void expect_cpu_call_matches_reference(kk::Context& context, const std::string& family,
-                                       const std::vector<kk::DimArgument>& dims, kk::Precision precision) {
+                                       const std::vector<kk::DimArgument>& dims, kk::Precision precision,
+                                       const std::string& output = "out") {
   SCOPED_TRACE(family + " " + std::string(kk::to_string(precision)));
   kk::ReferenceProblem reference(family, dims, precision, 11);
   std::vector<void*> memory;
   std::vector<kk::TensorArgument> tensors;
   const auto names = reference.tensor_names();
+  ASSERT_NE(std::find(names.begin(), names.end(), output), names.end()) << family << " has no tensor " << output;
   for (const auto& name : names) {
     memory.push_back(context.allocate(reference.bytes(name)));
     context.copy_to_device(memory.back(), reference.data(name), reference.bytes(name));
@@ -65,10 +67,10 @@ void expect_cpu_call_matches_reference(kk::Context& context, const std::string& 
   context.run(family, tensors, dims, precision);
   context.synchronize();
   for (std::size_t t = 0; t < names.size(); ++t) {
-    if (names[t] != "out") continue;
-    std::vector<unsigned char> out(reference.bytes("out"));
+    if (names[t] != output) continue;
+    std::vector<unsigned char> out(reference.bytes(output));
     context.copy_to_host(out.data(), memory[t], out.size());
-    EXPECT_LE(reference.error("out", out.data()), reference.tolerance());
+    EXPECT_LE(reference.error(output, out.data()), reference.tolerance());
   }
   for (void* m : memory) context.release(m);
 }
@@ -90,6 +92,13 @@ TEST(LibraryApi, InstanceNormTakesImageDims) {
   const std::vector<kk::DimArgument> dims{{"batch", 2}, {"channels", 3}, {"height", 17}, {"width", 29}};
   for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
     expect_cpu_call_matches_reference(context, "instance_norm", dims, precision);
+}
+
+TEST(LibraryApi, LayerNormLinearTakesGemmDims) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"m", 37}, {"n", 101}, {"k", 95}};
+  for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
+    expect_cpu_call_matches_reference(context, "layernorm_linear", dims, precision, "y");
 }
 
 // The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
