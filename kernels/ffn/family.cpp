@@ -81,6 +81,10 @@ class FfnFamily final : public KernelFamily {
   }
 
   const CpuKernel* cpu_kernel() const override { return &ffn_cpu_kernel(); }
+  const GpuSource* cuda_source() const override { return &cuda_source_; }
+
+ private:
+  GpuSource cuda_source_{.file = "kernels/ffn/ffn.cu", .entry = "ffn_kernel", .portable = true};
 };
 
 }  // namespace

@@ -42,7 +42,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
                 const kt::gemm::T* __restrict__ bias, const kt::gemm::T* __restrict__ scalars, kt::gemm::T* __restrict__ d,
                 long long m, long long n, long long k, long long, long long) {
   using namespace kt::gemm;
-  const Operands operands{a, b, c, bias, d, m, n, k, kt::to_float(scalars[0]), kt::to_float(scalars[1])};
+  const Operands operands{a, b, c, bias, d, m, n, k, kt::to_float(scalars[0]), kt::to_float(scalars[1]), blockIdx.x};
 #if KT_PATH == KT_PATH_mma
   mma_gemm(operands, PlainA{});
 #else

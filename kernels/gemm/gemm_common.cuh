@@ -12,7 +12,8 @@ constexpr int kEpilogue = KT_DIM_EPILOGUE;
 constexpr bool kBIsNk = KT_DIM_B_LAYOUT == 0;
 
 // The operands of one launch, as every path takes them (c and bias are read only by the
-// epilogues that need them).
+// epilogues that need them). `tile` is the tile of D the one-tile paths (simt, mma) compute:
+// blockIdx.x for gemm, a ticket for a kernel that orders its tiles itself (ffn).
 struct Operands {
   const T* a;
   const T* b;
@@ -21,6 +22,7 @@ struct Operands {
   T* d;
   long long m, n, k;
   float alpha, beta;
+  long long tile = 0;
 };
 
 // What happens to A's elements on their way into the GEMM: nothing (gemm), or a LayerNorm of
@@ -175,36 +177,46 @@ struct RowStatistics {
   }
 };
 
-// Same formulas as the reference (kernels/gemm/gemm.hpp), in float.
+// Same formulas as the reference (kernels/gemm/gemm.hpp), in float. kEpi is the problem's
+// epilogue unless a family that runs two GEMMs in one kernel picks each one's (ffn), and
+// kBiasGeluTanh, which gemm's problem does not offer, is ffn's GELU with the tanh approximation.
+constexpr int kBiasGeluTanh = 6;
+
+template <int kEpi = kEpilogue>
 __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const T* c, const T* bias,
                                           long long row, long long col, long long n) {
   const float x = alpha * acc;
-  if constexpr (kEpilogue == 1) return x + beta * to_float(c[row * n + col]);
-  if constexpr (kEpilogue == 2) return x + to_float(bias[col]);
-  if constexpr (kEpilogue == 3) {
+  if constexpr (kEpi == 1) return x + beta * to_float(c[row * n + col]);
+  if constexpr (kEpi == 2) return x + to_float(bias[col]);
+  if constexpr (kEpi == 3) {
     const float y = x + to_float(bias[col]);
     return 0.5f * y * (1.f + erff(y * 0.70710678118654752f));
   }
-  if constexpr (kEpilogue == 4) {
+  if constexpr (kEpi == 4) {
     const float y = x + to_float(bias[col]);
     return y / (1.f + expf(-y));
   }
-  if constexpr (kEpilogue == 5) return x + to_float(bias[col]) + beta * to_float(c[row * n + col]);
+  if constexpr (kEpi == 5) return x + to_float(bias[col]) + beta * to_float(c[row * n + col]);
+  if constexpr (kEpi == kBiasGeluTanh) {
+    const float y = x + to_float(bias[col]);
+    return 0.5f * y * (1.f + tanhf(0.79788456080286535588f * (y + 0.044715f * y * y * y)));
+  }
   return x;
 }
 
 // The epilogue of D[row, col] and D[row, col + 1] (the pair a tensor-core thread holds), stored
 // as one aligned access when both exist and n is even, else element by element.
+template <int kEpi = kEpilogue>
 __device__ __forceinline__ void store_pair(T* d, float v0, float v1, long long row, long long col, long long n,
                                            float alpha, float beta, const T* c, const T* bias) {
   if (col + 1 < n && n % 2 == 0) {
     Packed<T, 2> pair;
-    pair.elements.v[0] = from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-    pair.elements.v[1] = from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+    pair.elements.v[0] = from_float<T>(epilogue<kEpi>(v0, alpha, beta, c, bias, row, col, n));
+    pair.elements.v[1] = from_float<T>(epilogue<kEpi>(v1, alpha, beta, c, bias, row, col + 1, n));
     *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
   } else {
-    if (col < n) d[row * n + col] = from_float<T>(epilogue(v0, alpha, beta, c, bias, row, col, n));
-    if (col + 1 < n) d[row * n + col + 1] = from_float<T>(epilogue(v1, alpha, beta, c, bias, row, col + 1, n));
+    if (col < n) d[row * n + col] = from_float<T>(epilogue<kEpi>(v0, alpha, beta, c, bias, row, col, n));
+    if (col + 1 < n) d[row * n + col + 1] = from_float<T>(epilogue<kEpi>(v1, alpha, beta, c, bias, row, col + 1, n));
   }
 }
 

@@ -57,7 +57,7 @@ __device__ __forceinline__ void load_slice(T* a_stage, T* b_stage, const T* a, c
   }
 }
 
-template <class ALoad>
+template <class ALoad, int kEpi = kEpilogue>
 __device__ __forceinline__ void mma_gemm(const Operands& o, const ALoad& a_load) {
   const T* __restrict__ a = o.a;
   const T* __restrict__ b = o.b;
@@ -67,7 +67,7 @@ __device__ __forceinline__ void mma_gemm(const Operands& o, const ALoad& a_load)
   T* a_tiles = reinterpret_cast<T*>(shared_raw);
   T* b_tiles = a_tiles + kStages * kAStage;
   const long long tiles_n = (n + BN - 1) / BN;
-  const long long row0 = (blockIdx.x / tiles_n) * BM, col0 = (blockIdx.x % tiles_n) * BN;
+  const long long row0 = (o.tile / tiles_n) * BM, col0 = (o.tile % tiles_n) * BN;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_row = (warp / kWarpsN) * kWarpM, warp_col = (warp % kWarpsN) * kWarpN;
 
@@ -144,7 +144,7 @@ __device__ __forceinline__ void mma_gemm(const Operands& o, const ALoad& a_load)
         const long long row = row0 + warp_row + i * 16 + lane / 4 + half * 8;
         const long long col = col0 + warp_col + j * 8 + lane % 4 * 2;
         if (row >= m) continue;
-        store_pair(o.d, acc[i][j][half * 2], acc[i][j][half * 2 + 1], row, col, n, o.alpha, o.beta, o.c, o.bias);
+        store_pair<kEpi>(o.d, acc[i][j][half * 2], acc[i][j][half * 2 + 1], row, col, n, o.alpha, o.beta, o.c, o.bias);
       }
 }
 

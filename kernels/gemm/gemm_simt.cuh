@@ -13,18 +13,28 @@ constexpr int BM = KT_BLOCK_M, BN = KT_BLOCK_N, BK = KT_BLOCK_K, TM = KT_THREAD_
 constexpr int kThreadsM = BM / TM, kThreadsN = BN / TN, kThreads = kThreadsM * kThreadsN;
 static_assert(BM % TM == 0 && BN % TN == 0, "the block tile holds whole thread tiles");
 
-template <class ALoad>
+// The staged slices: A stored k-major ([BK][BM]) so the inner loop reads a column of it as a
+// row; one word of padding per row keeps the transposing stores off a single bank. Declared
+// once, outside the templates, so that a kernel running two GEMMs (ffn) holds them once.
+struct SimtTiles {
+  float a[BK][BM + 1];
+  float b[BK][BN + 1];
+};
+__device__ __forceinline__ SimtTiles& simt_tiles() {
+  __shared__ SimtTiles tiles;
+  return tiles;
+}
+
+template <class ALoad, int kEpi = kEpilogue>
 __device__ __forceinline__ void simt_gemm(const Operands& o, const ALoad& a_load) {
   const T* __restrict__ a = o.a;
   const T* __restrict__ b = o.b;
   const long long m = o.m, n = o.n, k = o.k;
   __shared__ float row_mean[ALoad::kNormalises ? BM : 1], row_inv_std[ALoad::kNormalises ? BM : 1];
-  // A slice stored k-major ([BK][BM]) so the inner loop reads a column of it as a row; one word of
-  // padding per row keeps the transposing stores off a single bank.
-  __shared__ float a_tile[BK][BM + 1];
-  __shared__ float b_tile[BK][BN + 1];
+  auto& a_tile = simt_tiles().a;
+  auto& b_tile = simt_tiles().b;
   const long long tiles_n = (n + BN - 1) / BN;
-  const long long row0 = (blockIdx.x / tiles_n) * BM, col0 = (blockIdx.x % tiles_n) * BN;
+  const long long row0 = (o.tile / tiles_n) * BM, col0 = (o.tile % tiles_n) * BN;
   const int tx = threadIdx.x % kThreadsN, ty = threadIdx.x / kThreadsN;
 
   if constexpr (ALoad::kNormalises)
@@ -74,7 +84,7 @@ __device__ __forceinline__ void simt_gemm(const Operands& o, const ALoad& a_load
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
       const long long col = col0 + tx + j * kThreadsN;
-      if (col < n) o.d[row * n + col] = from_float<T>(epilogue(acc[i][j], o.alpha, o.beta, o.c, o.bias, row, col, n));
+      if (col < n) o.d[row * n + col] = from_float<T>(epilogue<kEpi>(acc[i][j], o.alpha, o.beta, o.c, o.bias, row, col, n));
     }
   }
 }

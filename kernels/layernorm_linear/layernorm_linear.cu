@@ -48,7 +48,7 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
                             const kt::gemm::T* __restrict__ bias, kt::gemm::T* __restrict__ y, long long m, long long n,
                             long long k, float* __restrict__ workspace) {
   using namespace kt::gemm;
-  const Operands operands{x, w, nullptr, bias, y, m, n, k, 1.f, 0.f};
+  const Operands operands{x, w, nullptr, bias, y, m, n, k, 1.f, 0.f, blockIdx.x};
 #if KT_PATH == KT_PATH_mma
   mma_gemm(operands, LayerNormA{gamma, beta, kEpsilon, workspace});
 #else

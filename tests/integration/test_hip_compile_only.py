@@ -13,7 +13,7 @@ import harness
 # The CUDA compile check's shapes (odd sizes, so every bounds check is compiled in).
 SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130", "copy": "n=1001", "gemm": "m=3001,n=2999,k=264",
           "instance_norm": "batch=2,channels=3,height=37,width=29",
-          "layernorm_linear": "m=3001,n=2999,k=264",
+          "layernorm_linear": "m=3001,n=2999,k=264", "ffn": "m=300,k=264,f=520,activation=1",
           "flash_attention": "batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=1000,head_dim=64,causal=0"}
 # At least these run on AMD GPUs through the one source (the list), besides the others.
 REQUIRED = {"rmsnorm", "softmax", "swiglu", "gemm", "flash_attention"}

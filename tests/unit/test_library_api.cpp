@@ -101,6 +101,14 @@ TEST(LibraryApi, LayerNormLinearTakesGemmDims) {
     expect_cpu_call_matches_reference(context, "layernorm_linear", dims, precision, "y");
 }
 
+TEST(LibraryApi, FfnTakesItsActivation) {
+  kk::Context context(kk::Backend::cpu);
+  for (std::int64_t activation : {0, 1, 2}) {
+    const std::vector<kk::DimArgument> dims{{"m", 9}, {"k", 40}, {"f", 67}, {"activation", activation}};
+    expect_cpu_call_matches_reference(context, "ffn", dims, kk::Precision::bf16, "y");
+  }
+}
+
 // The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
 // with an epilogue and B as [k, n] (option dims given; bias and beta's C read), verified.
 TEST(LibraryApi, TypedFunctionsCallTheFamilies) {

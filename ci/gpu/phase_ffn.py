@@ -1,0 +1,84 @@
+"""ci/gpu-check ffn [SECONDS]: the MLP block y = act(x·W1ᵀ + b1)·W2ᵀ + b2, both GEMMs in one
+launch. First the checks: every mma.sync variant brute-forced on an odd shape in bf16, then
+sampled variants of both paths at the family's odd shapes (family.json) in fp32, fp16 and bf16
+(KTUNE_FFN_CHECK=0 skips them; KTUNE_FFN_BENCH=0 skips what follows). Then the family tuned on
+CUDA (at most SECONDS of evaluation per shape, default 20, GELU) at tokens x hidden x ffn
+KTUNE_FFN_SHAPES (default: tokens 256, 4096 at hidden 4096, ffn 4x and 14336) in
+KTUNE_FFN_PRECISION (default bf16), against PyTorch's eager route (also in a CUDA graph) and
+torch.compile, in the same call on the same card (ci/gpu/baseline_ffn.py). Writes ffn.log,
+ffn.json and ffn-table.md."""
+import os
+
+from . import against_pytorch, judge, ktune, narrow
+from .context import Log
+from .families import shape_text
+
+SHAPES = "256x4096x16384 4096x4096x16384 256x4096x14336 4096x4096x14336"
+MMA_SHAPES = ["m=200,k=136,f=264"]
+
+
+def settings(context):
+    shapes = context.environ.get("KTUNE_FFN_SHAPES", SHAPES).split()
+    return shapes, context.environ.get("KTUNE_FFN_PRECISION", "bf16"), context.seconds(20)
+
+
+def plan(context):
+    shapes, precision, seconds = settings(context)
+    if context.environ.get("KTUNE_FFN_CHECK", "1") == "1":
+        print(f"ffn checks: mma brute force at {' '.join(MMA_SHAPES)}, sampled variants at the odd shapes")
+    print(f"ffn: tuned at {' '.join(shapes)} in {precision}, {seconds:g} s each; PyTorch eager and torch.compile")
+
+
+def shape_arg(text):
+    tokens, hidden, ffn = text.split("x")
+    return f"m={tokens},k={hidden},f={ffn}"
+
+
+def check(context, log, label, space, shape, precision, *strategy):
+    result = context.path(f"ffn-check-{label}-{precision}-{shape.replace('=', '_').replace(',', '_')}.json")
+    rc = ktune.run(context.ktune, ktune.tune_args(
+        "ffn", "cuda", shape, precision, *(["--space", space] if space else []), *strategy,
+        "--max-seconds-per-config", "0.005", "--config-timeout", "20", "--db", context.path("ffn-check.db"),
+        "--no-export", "--json"), stdout=result, stderr=context.path("ffn-check.err"))
+    ok, line = judge.check_line(label, precision, shape, rc, result)
+    log(line)
+    if not ok:
+        context.fail()
+
+
+def table(rows, precision, device):
+    cell, us, ratio = against_pytorch.cell, against_pytorch.us, against_pytorch.ratio
+    lines = [f"y = GELU(x·W1ᵀ + b1)·W2ᵀ + b2 on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "",
+             "| tokens x hidden x ffn | configs | ktune us | eager us | eager in a CUDA graph us | torch.compile us | "
+             "best PyTorch / ktune | both GEMMs alone (cuBLASLt, graphed) us | best config |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        b = r.get("baseline", {})
+        best = against_pytorch.best_pytorch(b)
+        k = r.get("ktune_ns")
+        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(us(k), '.1f')} | "
+                     f"{cell(us(b.get('eager_ns')), '.1f')} | {cell(us(b.get('eager_graph_ns')), '.1f')} | "
+                     f"{cell(us(b.get('compiled_ns')), '.1f')} | {cell(ratio(best, k), '.2f')} | "
+                     f"{cell(us(b.get('gemm_only_ns')), '.1f')} | {r.get('config', '-')} |")
+    return "\n".join(lines) + "\n"
+
+
+def run(context):
+    shapes, precision, seconds = settings(context)
+    log = Log(context.out("ffn.log"), truncate=True)
+    if context.environ.get("KTUNE_FFN_CHECK", "1") == "1":
+        space = narrow.load(os.path.join(context.root, "search_spaces", "ffn.cuda.json"))
+        mma = narrow.write(narrow.narrow(space, {"path": ["mma"]}), os.path.join(context.work, "ffn-mma.cuda.json"))
+        log("== ffn: every mma.sync variant on an odd shape")
+        for shape in MMA_SHAPES:
+            check(context, log, "mma", mma, shape, "bf16", "--strategy", "brute_force")
+        log("== ffn: sampled variants (both paths) at the odd shapes")
+        for precision_checked in ("fp32", "fp16", "bf16"):
+            for shape in context.family("ffn").odd_shapes:
+                check(context, log, "sampled", None, shape_text(shape), precision_checked, "--strategy", "random",
+                      "--budget", "16")
+        log(*judge.not_ok(context.path("ffn-check.db"), limit=40))
+    if context.environ.get("KTUNE_FFN_BENCH", "1") != "1":
+        return
+    rows = against_pytorch.run(context, "ffn", "baseline_ffn", shapes, precision, seconds, "ffn", shape_arg, table)
+    log(table(rows, precision, "this GPU"))

@@ -1,0 +1,89 @@
+// The MLP block on CUDA and HIP (kernels/ffn/ffn.hpp has the problem): both GEMMs in one launch,
+// on gemm's one-tile paths (kernels/gemm/gemm.cu):
+//   simt - any GPU (also AMD through hiprtc);
+//   mma  - sm_80 and later, fp16/bf16, k and f multiples of 8.
+// The tiles of H = act(x·W1ᵀ + b1) come first, then those of y = H·W2ᵀ + b2. H lives in the
+// workspace (in the problem's precision, as PyTorch's route stores it; in L2 while it fits).
+// Each block takes the next tile from a counter (a ticket), so tiles start in order: a block of
+// y's tile row i waits until all of H's tile row i is written (a count per tile row), and every
+// H tile it waits for was taken earlier by a running block that waits for nothing. That holds
+// whatever the grid's size and however the GPU schedules the blocks. The last block to finish
+// leaves the counters zeroed for the next launch (the backend zeroes the workspace once).
+//
+// Workspace: H [m, f] (rounded up to 16 bytes), then per tile row of H the number of its tiles
+// written, the ticket counter and the count of finished blocks (4-byte words).
+#define KT_PATH_simt 0
+#define KT_PATH_mma 1
+// Both GEMMs take nn.Linear's [out, in] weights; each picks its epilogue below.
+#define KT_DIM_B_LAYOUT 0
+#define KT_DIM_EPILOGUE 2
+
+#include "kernels/gemm/gemm_common.cuh"
+#if KT_PATH == KT_PATH_mma
+#include "kernels/gemm/gemm_mma.cuh"
+#else
+#include "kernels/gemm/gemm_simt.cuh"
+#endif
+
+namespace kt::gemm {
+
+// The first GEMM's epilogue: the bias, then the activation (ffn::Activation).
+constexpr int kUpEpilogue = KT_DIM_ACTIVATION == 1 ? kBiasGeluTanh : (KT_DIM_ACTIVATION == 2 ? 4 : 3);
+
+__device__ __forceinline__ long long tiles_of(long long rows, long long cols) {
+  return ((rows + BM - 1) / BM) * ((cols + BN - 1) / BN);
+}
+
+}  // namespace kt::gemm
+
+extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
+    ffn_kernel(const kt::gemm::T* __restrict__ x, const kt::gemm::T* __restrict__ w1, const kt::gemm::T* __restrict__ b1,
+               const kt::gemm::T* __restrict__ w2, const kt::gemm::T* __restrict__ b2, kt::gemm::T* __restrict__ y,
+               long long m, long long k, long long f, long long, unsigned char* __restrict__ workspace) {
+  using namespace kt::gemm;
+  T* hidden = reinterpret_cast<T*>(workspace);
+  const long long hidden_bytes = (m * f * static_cast<long long>(sizeof(T)) + 15) / 16 * 16;
+  const long long tile_rows = (m + BM - 1) / BM;
+  unsigned* rows_written = reinterpret_cast<unsigned*>(workspace + hidden_bytes);  // [tile_rows]
+  unsigned* ticket = rows_written + tile_rows;
+  unsigned* blocks_done = ticket + 1;
+  const long long up_tiles = tiles_of(m, f), up_tiles_per_row = (f + BN - 1) / BN;
+
+  __shared__ unsigned taken;
+  if (threadIdx.x == 0) taken = atomicAdd(ticket, 1u);
+  __syncthreads();
+  const long long tile = taken;
+  if (tile < up_tiles) {
+#if KT_PATH == KT_PATH_mma
+    mma_gemm<PlainA, kUpEpilogue>(Operands{x, w1, nullptr, b1, hidden, m, f, k, 1.f, 0.f, tile}, PlainA{});
+#else
+    simt_gemm<PlainA, kUpEpilogue>(Operands{x, w1, nullptr, b1, hidden, m, f, k, 1.f, 0.f, tile}, PlainA{});
+#endif
+    __threadfence();  // this tile of H is visible before it is counted
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(rows_written + tile / up_tiles_per_row, 1u);
+  } else {
+    const long long down_tile = tile - up_tiles;
+    const long long tile_row = down_tile / ((k + BN - 1) / BN);
+    if (threadIdx.x == 0) {
+      while (*static_cast<volatile unsigned*>(rows_written + tile_row) < static_cast<unsigned>(up_tiles_per_row)) {
+      }
+      __threadfence();
+    }
+    __syncthreads();
+#if KT_PATH == KT_PATH_mma
+    mma_gemm<PlainA, 2>(Operands{hidden, w2, nullptr, b2, y, m, k, f, 1.f, 0.f, down_tile}, PlainA{});
+#else
+    simt_gemm<PlainA, 2>(Operands{hidden, w2, nullptr, b2, y, m, k, f, 1.f, 0.f, down_tile}, PlainA{});
+#endif
+  }
+  if (threadIdx.x == 0) {  // this block reads no more counters: the last one zeroes them
+    __threadfence();
+    if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {
+      for (long long r = 0; r < tile_rows; ++r) rows_written[r] = 0;
+      *ticket = 0;
+      *blocks_done = 0;
+      __threadfence();
+    }
+  }
+}
