@@ -5,7 +5,7 @@ NAME-table.md to the output."""
 import json
 import sys
 
-from . import ktune
+from . import judge, ktune
 from .context import python_module
 
 
@@ -55,6 +55,38 @@ def us(ns):
 def ratio(a, b):
     """a / b, None unless both are numbers and b is not 0."""
     return a / b if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b else None
+
+
+def gemm_table(rows, title, shape_label, gemm_label):
+    """The Markdown table of a GEMM-shaped family against PyTorch (linear_residual,
+    layernorm_linear, ffn): per shape ktune's time, each PyTorch route's, the best route over
+    ktune's, and the GEMMs alone (baseline key gemm_only_ns) for reference."""
+    lines = [title, "",
+             f"| {shape_label} | configs | ktune us | eager us | eager in a CUDA graph us | torch.compile us | "
+             f"best PyTorch / ktune | {gemm_label} us | best config |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        b = r.get("baseline", {})
+        k = r.get("ktune_ns")
+        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(us(k), '.1f')} | "
+                     f"{cell(us(b.get('eager_ns')), '.1f')} | {cell(us(b.get('eager_graph_ns')), '.1f')} | "
+                     f"{cell(us(b.get('compiled_ns')), '.1f')} | {cell(ratio(best_pytorch(b), k), '.2f')} | "
+                     f"{cell(us(b.get('gemm_only_ns')), '.1f')} | {r.get('config', '-')} |")
+    return "\n".join(lines) + "\n"
+
+
+def check_tune(context, log, kernel, label, space, shape, precision, *strategy):
+    """One check tune of `kernel` on CUDA at `shape` (brute force or sampled: `strategy`), judged
+    and logged; a failed one fails the phase. Results go to KERNEL-check.db."""
+    result = context.path(f"{kernel}-check-{label}-{precision}-{shape.replace('=', '_').replace(',', '_')}.json")
+    rc = ktune.run(context.ktune, ktune.tune_args(
+        kernel, "cuda", shape, precision, *(["--space", space] if space else []), *strategy,
+        "--max-seconds-per-config", "0.005", "--config-timeout", "20", "--db", context.path(f"{kernel}-check.db"),
+        "--no-export", "--json"), stdout=result, stderr=context.path(f"{kernel}-check.err"))
+    ok, line = judge.check_line(label, precision, shape, rc, result)
+    log(line)
+    if not ok:
+        context.fail()
 
 
 def timed_cases(cases, timed):

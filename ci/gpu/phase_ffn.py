@@ -7,9 +7,10 @@ KTUNE_FFN_SHAPES (default: tokens 256, 4096 at hidden 4096, ffn 4x and 14336) in
 KTUNE_FFN_PRECISION (default bf16), against PyTorch's eager route (also in a CUDA graph) and
 torch.compile, in the same call on the same card (ci/gpu/baseline_ffn.py). Writes ffn.log,
 ffn.json and ffn-table.md."""
+import functools
 import os
 
-from . import against_pytorch, judge, ktune, narrow
+from . import against_pytorch, judge, narrow
 from .context import Log
 from .families import shape_text
 
@@ -34,48 +35,24 @@ def shape_arg(text):
     return f"m={tokens},k={hidden},f={ffn}"
 
 
-def check(context, log, label, space, shape, precision, *strategy):
-    result = context.path(f"ffn-check-{label}-{precision}-{shape.replace('=', '_').replace(',', '_')}.json")
-    rc = ktune.run(context.ktune, ktune.tune_args(
-        "ffn", "cuda", shape, precision, *(["--space", space] if space else []), *strategy,
-        "--max-seconds-per-config", "0.005", "--config-timeout", "20", "--db", context.path("ffn-check.db"),
-        "--no-export", "--json"), stdout=result, stderr=context.path("ffn-check.err"))
-    ok, line = judge.check_line(label, precision, shape, rc, result)
-    log(line)
-    if not ok:
-        context.fail()
-
-
 def table(rows, precision, device):
-    cell, us, ratio = against_pytorch.cell, against_pytorch.us, against_pytorch.ratio
-    lines = [f"y = GELU(x·W1ᵀ + b1)·W2ᵀ + b2 on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "",
-             "| tokens x hidden x ffn | configs | ktune us | eager us | eager in a CUDA graph us | torch.compile us | "
-             "best PyTorch / ktune | both GEMMs alone (cuBLASLt, graphed) us | best config |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for r in rows:
-        b = r.get("baseline", {})
-        best = against_pytorch.best_pytorch(b)
-        k = r.get("ktune_ns")
-        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(us(k), '.1f')} | "
-                     f"{cell(us(b.get('eager_ns')), '.1f')} | {cell(us(b.get('eager_graph_ns')), '.1f')} | "
-                     f"{cell(us(b.get('compiled_ns')), '.1f')} | {cell(ratio(best, k), '.2f')} | "
-                     f"{cell(us(b.get('gemm_only_ns')), '.1f')} | {r.get('config', '-')} |")
-    return "\n".join(lines) + "\n"
+    return against_pytorch.gemm_table(rows, f"y = GELU(x·W1ᵀ + b1)·W2ᵀ + b2 on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "tokens x hidden x ffn", "both GEMMs alone (cuBLASLt, graphed)")
 
 
 def run(context):
     shapes, precision, seconds = settings(context)
     log = Log(context.out("ffn.log"), truncate=True)
+    check = functools.partial(against_pytorch.check_tune, context, log, "ffn")  # label, space, shape, ...
     if context.environ.get("KTUNE_FFN_CHECK", "1") == "1":
         space = narrow.load(os.path.join(context.root, "search_spaces", "ffn.cuda.json"))
         mma = narrow.write(narrow.narrow(space, {"path": ["mma"]}), os.path.join(context.work, "ffn-mma.cuda.json"))
         log("== ffn: every mma.sync variant on an odd shape")
         for shape in MMA_SHAPES:
-            check(context, log, "mma", mma, shape, "bf16", "--strategy", "brute_force")
+            check("mma", mma, shape, "bf16", "--strategy", "brute_force")
         log("== ffn: sampled variants (both paths) at the odd shapes")
         for precision_checked in ("fp32", "fp16", "bf16"):
             for shape in context.family("ffn").odd_shapes:
-                check(context, log, "sampled", None, shape_text(shape), precision_checked, "--strategy", "random",
+                check("sampled", None, shape_text(shape), precision_checked, "--strategy", "random",
                       "--budget", "16")
         log(*judge.not_ok(context.path("ffn-check.db"), limit=40))
     if context.environ.get("KTUNE_FFN_BENCH", "1") != "1":

@@ -8,9 +8,10 @@ at hidden 4096 and 8192; W is hidden x hidden) in KTUNE_LNL_PRECISION (default b
 PyTorch's eager route (also captured in a CUDA graph) and torch.compile, in the same call on the
 same card (ci/gpu/baseline_layernorm_linear.py). Writes layernorm_linear.log,
 layernorm_linear.json and layernorm_linear-table.md."""
+import functools
 import os
 
-from . import against_pytorch, judge, ktune, narrow
+from . import against_pytorch, judge, narrow
 from .context import Log
 from .families import shape_text
 
@@ -40,38 +41,14 @@ def shape_arg(text):
     return f"m={tokens},n={hidden},k={hidden}"
 
 
-def check(context, log, label, space, shape, precision, *strategy):
-    result = context.path(f"lnl-check-{label.replace(' ', '-')}-{precision}-{shape.replace('=', '_').replace(',', '_')}.json")
-    rc = ktune.run(context.ktune, ktune.tune_args(
-        "layernorm_linear", "cuda", shape, precision, *(["--space", space] if space else []), *strategy,
-        "--max-seconds-per-config", "0.005", "--config-timeout", "20", "--db", context.path("lnl-check.db"),
-        "--no-export", "--json"), stdout=result, stderr=context.path("lnl-check.err"))
-    ok, line = judge.check_line(label, precision, shape, rc, result)
-    log(line)
-    if not ok:
-        context.fail()
-
-
 def table(rows, precision, device):
-    cell, us, ratio = against_pytorch.cell, against_pytorch.us, against_pytorch.ratio
-    lines = [f"y = LayerNorm(x)·Wᵀ + b on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "",
-             "| tokens x hidden | configs | ktune us | eager us | eager in a CUDA graph us | torch.compile us | "
-             "best PyTorch / ktune | GEMM alone (cuBLASLt, graphed) us | best config |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for r in rows:
-        b = r.get("baseline", {})
-        best = against_pytorch.best_pytorch(b)
-        k = r.get("ktune_ns")
-        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(us(k), '.1f')} | "
-                     f"{cell(us(b.get('eager_ns')), '.1f')} | {cell(us(b.get('eager_graph_ns')), '.1f')} | "
-                     f"{cell(us(b.get('compiled_ns')), '.1f')} | {cell(ratio(best, k), '.2f')} | "
-                     f"{cell(us(b.get('gemm_only_ns')), '.1f')} | {r.get('config', '-')} |")
-    return "\n".join(lines) + "\n"
+    return against_pytorch.gemm_table(rows, f"y = LayerNorm(x)·Wᵀ + b on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "tokens x hidden", "GEMM alone (cuBLASLt, graphed)")
 
 
 def run(context):
     shapes, precision, seconds = settings(context)
     log = Log(context.out("layernorm_linear.log"), truncate=True)
+    check = functools.partial(against_pytorch.check_tune, context, log, "layernorm_linear")  # label, space, shape, ...
     if context.environ.get("KTUNE_LNL_CHECK", "1") == "1":
         space = narrow.load(os.path.join(context.root, "search_spaces", "layernorm_linear.cuda.json"))
         paths = {path: narrow.write(narrow.gemm_path_space(space, path),
@@ -80,16 +57,16 @@ def run(context):
         log("== layernorm_linear: every wgmma variant on odd shapes")
         for precision_checked, shapes_checked in (("bf16", WGMMA_SHAPES), ("fp16", WGMMA_SHAPES[:1])):
             for shape in shapes_checked:
-                check(context, log, "wgmma", paths["wgmma"], shape, precision_checked, "--strategy", "brute_force")
+                check("wgmma", paths["wgmma"], shape, precision_checked, "--strategy", "brute_force")
         log("== layernorm_linear: every mma.sync variant on odd shapes")
         for shape in MMA_SHAPES:
-            check(context, log, "mma", paths["mma"], shape, "bf16", "--strategy", "brute_force")
+            check("mma", paths["mma"], shape, "bf16", "--strategy", "brute_force")
         log("== layernorm_linear: sampled variants (all paths) at the odd shapes")
         for precision_checked in ("fp32", "fp16", "bf16"):
             for shape in context.family("layernorm_linear").odd_shapes:
-                check(context, log, "sampled", None, shape_text(shape), precision_checked, "--strategy", "random",
+                check("sampled", None, shape_text(shape), precision_checked, "--strategy", "random",
                       "--budget", "16")
-        log(*judge.not_ok(context.path("lnl-check.db"), limit=40))
+        log(*judge.not_ok(context.path("layernorm_linear-check.db"), limit=40))
     if context.environ.get("KTUNE_LNL_BENCH", "1") != "1":
         return
     rows = against_pytorch.run(context, "layernorm_linear", "baseline_layernorm_linear", shapes, precision, seconds,

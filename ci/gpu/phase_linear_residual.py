@@ -26,20 +26,7 @@ def shape_arg(text):
 
 
 def table(rows, precision, device):
-    cell, us, ratio = against_pytorch.cell, against_pytorch.us, against_pytorch.ratio
-    lines = [f"y = x·Wᵀ + b + r on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "",
-             "| tokens x hidden | configs | ktune us | eager us | eager in a CUDA graph us | torch.compile us | "
-             "best PyTorch / ktune | GEMM alone (cuBLASLt, graphed) us | best config |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for r in rows:
-        b = r.get("baseline", {})
-        best = against_pytorch.best_pytorch(b)
-        k = r.get("ktune_ns")
-        lines.append(f"| {r['shape']} | {r.get('configs', '-')} | {cell(us(k), '.1f')} | "
-                     f"{cell(us(b.get('eager_ns')), '.1f')} | {cell(us(b.get('eager_graph_ns')), '.1f')} | "
-                     f"{cell(us(b.get('compiled_ns')), '.1f')} | {cell(ratio(best, k), '.2f')} | "
-                     f"{cell(us(b.get('gemm_only_ns')), '.1f')} | {r.get('config', '-')} |")
-    return "\n".join(lines) + "\n"
+    return against_pytorch.gemm_table(rows, f"y = x·Wᵀ + b + r on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "tokens x hidden", "GEMM alone (cuBLASLt, graphed)")
 
 
 def run(context):
