@@ -12,7 +12,7 @@
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/cpu_kernel.hpp"
 #include "kernels/gemm/gemm.hpp"
-#include "kernels/layernorm/cpu_row_stats.hpp"
+#include "kernels/common/cpu_row_stats.hpp"
 #include "kernels/thread_pool.hpp"
 
 namespace ktune::cpu_gemm {

@@ -5,13 +5,13 @@
 //   vector_width    float lanes per accumulator (W) of the plane statistics; elements per step of
 //                   the normalising loop
 //   unroll          independent accumulators of W lanes (U), hiding the add latency
-//   stats           "two_pass" or "welford" (kernels/layernorm/cpu_row_stats.hpp)
+//   stats           "two_pass" or "welford" (kernels/common/cpu_row_stats.hpp)
 // Loads convert to float, all arithmetic and accumulation is in float, stores round once.
 #include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/common/cpu_rows.hpp"
 #include "kernels/instance_norm/instance_norm.hpp"
-#include "kernels/layernorm/cpu_row_stats.hpp"
+#include "kernels/common/cpu_row_stats.hpp"
 #include "ktune/source_hash/instance_norm_cpu.hpp"
 
 namespace ktune {

@@ -5,14 +5,14 @@
 //                  the normalising loop
 //   unroll         independent accumulators of W lanes (U), hiding the add latency
 //   stats          "two_pass" (sum, then sum of squared deviations) or "welford" (one pass of
-//                  Welford updates in W*U lanes); see kernels/layernorm/cpu_row_stats.hpp
+//                  Welford updates in W*U lanes); see kernels/common/cpu_row_stats.hpp
 // Loads convert to float, all arithmetic and accumulation is in float, stores round once.
 #include <cmath>
 
 #include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/common/cpu_rows.hpp"
-#include "kernels/layernorm/cpu_row_stats.hpp"
+#include "kernels/common/cpu_row_stats.hpp"
 #include "kernels/layernorm/layernorm.hpp"
 #include "ktune/source_hash/layernorm_cpu.hpp"
 

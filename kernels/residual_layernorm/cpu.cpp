@@ -3,7 +3,7 @@
 //   threads, rows_per_task  parallelism and scheduling granularity
 //   vector_width, unroll    W lanes x U accumulators of the row statistics; W elements per step
 //                           of the normalising loop
-//   stats                   "two_pass" or "welford" (kernels/layernorm/cpu_row_stats.hpp)
+//   stats                   "two_pass" or "welford" (kernels/common/cpu_row_stats.hpp)
 // A row's first pass computes s = x + residual in float and writes it, rounded, to `sum`; the
 // statistics and normalising passes recompute s from x and residual (bit-identical: one float
 // add) rather than reading `sum` back, so LayerNorm sees the unrounded float sum, as the family
@@ -14,7 +14,7 @@
 #include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/common/cpu_rows.hpp"
-#include "kernels/layernorm/cpu_row_stats.hpp"
+#include "kernels/common/cpu_row_stats.hpp"
 #include "kernels/residual_layernorm/residual_layernorm.hpp"
 #include "ktune/source_hash/residual_layernorm_cpu.hpp"
 

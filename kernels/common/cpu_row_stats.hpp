@@ -1,6 +1,7 @@
-// Mean and inverse standard deviation of one row, for the CPU LayerNorm kernels (layernorm,
-// residual_layernorm). Float accumulation in W lanes x U independent accumulators, so the loops
-// vectorise without reassociating a single running sum. Two algorithms, a tunable choice:
+// Mean and inverse standard deviation of one row, for the CPU kernels that normalise rows
+// (layernorm, residual_layernorm, instance_norm, and layernorm_linear through gemm's loop). Float
+// accumulation in W lanes x U independent accumulators, so the loops vectorise without
+// reassociating a single running sum. Two algorithms, a tunable choice:
 //   two_pass  sum -> mean, then sum of (v - mean)^2 (reads the row twice)
 //   welford   one pass: each of the W*U lanes runs Welford's update over its strided elements
 //             (all lanes see the same count, so 1/count is one scalar per step); the lanes are
