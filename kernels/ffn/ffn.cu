@@ -10,6 +10,10 @@
 // whatever the grid's size and however the GPU schedules the blocks. The last block to finish
 // leaves the counters zeroed for the next launch (the backend zeroes the workspace once).
 //
+// H is read while other blocks of the same launch write it: the mma path reads it with cp.async.cg
+// (L2, never the SM's L1); the SIMT path's loads may go through L1, where no stale copy can
+// exist, because no block reads a row of H before all of that row has been written.
+//
 // Workspace: H [m, f] (rounded up to 16 bytes), then per tile row of H the number of its tiles
 // written, the ticket counter and the count of finished blocks (4-byte words).
 #define KT_PATH_simt 0
