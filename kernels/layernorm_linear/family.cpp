@@ -62,9 +62,8 @@ class LayerNormLinearFamily final : public KernelFamily {
     if (sampled) std::fill(y.begin(), y.end(), std::numeric_limits<double>::quiet_NaN());  // not checked
     std::vector<std::int64_t> rows;
     reference::append_rows(rows, 0, m, sampled, 11);
-    // The scratch row holds LN(x[r]) in its first k entries (n >= k is not assumed: it is resized).
+    // Each thread's scratch row (k doubles) holds LN(x[r]).
     auto one_row = [&](std::int64_t r, std::vector<double>& normalised) {
-      normalised.resize(static_cast<std::size_t>(k));
       reference::layernorm_row(x.data() + r * k, gamma.data(), beta.data(), normalised.data(), k,
                                kLayerNormLinearEpsilon);
       for (std::int64_t j = 0; j < n; ++j) {
