@@ -1,12 +1,20 @@
 """What the phases that set one ktune family against PyTorch in the same call share
-(phase_instance_norm.py, phase_linear_residual.py): the baseline script's command line and JSON,
-and the loop that runs the baselines, then one fresh tune per shape, and writes NAME.json and
-NAME-table.md to the output."""
+(phase_instance_norm.py, phase_linear_residual.py, phase_layernorm_linear.py, phase_ffn.py): their
+settings, the baseline script's command line and JSON, the check tunes that come first, the loop
+that runs the baselines, then one fresh tune per shape, and writes NAME.json and NAME-table.md to
+the output, and the table of the GEMM-shaped families."""
 import json
 import sys
 
 from . import judge, ktune
 from .context import python_module
+
+
+def settings(context, prefix, shapes):
+    """(shapes, precision, seconds): KTUNE_<prefix>_SHAPES (default `shapes`, space-separated),
+    KTUNE_<prefix>_PRECISION (default bf16) and the phase's SECONDS (default 20)."""
+    return (context.environ.get(f"KTUNE_{prefix}_SHAPES", shapes).split(),
+            context.environ.get(f"KTUNE_{prefix}_PRECISION", "bf16"), context.seconds(20))
 
 
 def baseline_main(argv, measure):
@@ -103,7 +111,7 @@ def timed_cases(cases, timed):
 
 def run(context, name, baseline_module, shapes, precision, seconds, kernel, shape_arg, table):
     """The baselines of every shape, then a fresh `ktune tune -k kernel` per shape (shape_arg(text)
-    is its --shape); table(rows, precision, device) makes the Markdown table."""
+    is its --shape); table(rows, precision, device) makes the Markdown table, which is returned."""
     print(f"== {name}: {len(shapes)} shapes, {precision}, {seconds:g} s each", flush=True)
     baseline_path = context.path(f"{name}-baselines.json")
     with open(baseline_path, "w") as out, open(context.path(f"{name}-baselines.err"), "w") as err:
@@ -141,7 +149,7 @@ def run(context, name, baseline_module, shapes, precision, seconds, kernel, shap
     with open(context.out(f"{name}-table.md"), "w") as f:
         f.write(text)
     print(text, flush=True)
-    return rows
+    return text
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ def measure(text, precision):
     def eager():
         return F.linear(x, w, b) + r
     return timed_cases((("eager", lambda: eager), ("eager_graph", lambda: graphed(eager)),
-                        ("compiled", lambda: torch.compile(eager)), ("gemm_only", lambda: graphed(lambda: F.linear(x, w)))),
+                        ("compiled", lambda: torch.compile(eager)),
+                        ("gemm_only", lambda: graphed(lambda: F.linear(x, w)))),
                        lambda fn: timed(fn, samples=100, flush_l2=False))
 
 

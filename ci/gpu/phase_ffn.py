@@ -19,8 +19,7 @@ MMA_SHAPES = ["m=200,k=136,f=264"]
 
 
 def settings(context):
-    shapes = context.environ.get("KTUNE_FFN_SHAPES", SHAPES).split()
-    return shapes, context.environ.get("KTUNE_FFN_PRECISION", "bf16"), context.seconds(20)
+    return against_pytorch.settings(context, "FFN", SHAPES)
 
 
 def plan(context):
@@ -36,13 +35,16 @@ def shape_arg(text):
 
 
 def table(rows, precision, device):
-    return against_pytorch.gemm_table(rows, f"y = GELU(x·W1ᵀ + b1)·W2ᵀ + b2 on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "tokens x hidden x ffn", "both GEMMs alone (cuBLASLt, graphed)")
+    return against_pytorch.gemm_table(
+        rows, f"y = GELU(x·W1ᵀ + b1)·W2ᵀ + b2 on {device}, {precision} (median, warm L2, as ktune times a GEMM)",
+        "tokens x hidden x ffn", "both GEMMs alone (cuBLASLt, graphed)")
 
 
 def run(context):
     shapes, precision, seconds = settings(context)
     log = Log(context.out("ffn.log"), truncate=True)
-    check = functools.partial(against_pytorch.check_tune, context, log, "ffn")  # label, space, shape, ...
+    # check(label, space, shape, precision, *strategy)
+    check = functools.partial(against_pytorch.check_tune, context, log, "ffn")
     if context.environ.get("KTUNE_FFN_CHECK", "1") == "1":
         space = narrow.load(os.path.join(context.root, "search_spaces", "ffn.cuda.json"))
         mma = narrow.write(narrow.narrow(space, {"path": ["mma"]}), os.path.join(context.work, "ffn-mma.cuda.json"))
@@ -57,5 +59,4 @@ def run(context):
         log(*judge.not_ok(context.path("ffn-check.db"), limit=40))
     if context.environ.get("KTUNE_FFN_BENCH", "1") != "1":
         return
-    rows = against_pytorch.run(context, "ffn", "baseline_ffn", shapes, precision, seconds, "ffn", shape_arg, table)
-    log(table(rows, precision, "this GPU"))
+    log(against_pytorch.run(context, "ffn", "baseline_ffn", shapes, precision, seconds, "ffn", shape_arg, table))

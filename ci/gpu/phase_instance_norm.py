@@ -11,9 +11,7 @@ SHAPES = "1x64x256x256 4x64x256x256 8x128x128x128 1x32x512x512 16x256x64x64 1x3x
 
 
 def settings(context):
-    shapes = context.environ.get("KTUNE_IN_SHAPES", SHAPES).split()
-    precision = context.environ.get("KTUNE_IN_PRECISION", "bf16")
-    return shapes, precision, context.seconds(20)
+    return against_pytorch.settings(context, "IN", SHAPES)
 
 
 def plan(context):

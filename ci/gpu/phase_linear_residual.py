@@ -2,16 +2,15 @@
 y = x·Wᵀ + b + r, as ktune's GEMM with epilogue 5 (alpha = beta = 1 in the kernel's terms), tuned
 on CUDA (at most SECONDS of evaluation per shape, default 20) at tokens x hidden KTUNE_LR_SHAPES
 (default: tokens 1, 256, 4096 and 16384 at hidden 4096 and 8192) in KTUNE_LR_PRECISION (default
-bf16), against PyTorch's eager route (also captured in a CUDA graph) and torch.compile, in the same call on the same card
-(ci/gpu/baseline_linear_residual.py). Writes linear_residual.json and linear_residual-table.md."""
+bf16), against PyTorch's eager route (also captured in a CUDA graph) and torch.compile, in the
+same call on the same card (ci/gpu/baseline_linear_residual.py). Writes linear_residual.json and linear_residual-table.md."""
 from . import against_pytorch
 
 SHAPES = "1x4096 256x4096 4096x4096 16384x4096 1x8192 256x8192 4096x8192 16384x8192"
 
 
 def settings(context):
-    shapes = context.environ.get("KTUNE_LR_SHAPES", SHAPES).split()
-    return shapes, context.environ.get("KTUNE_LR_PRECISION", "bf16"), context.seconds(20)
+    return against_pytorch.settings(context, "LR", SHAPES)
 
 
 def plan(context):
@@ -26,7 +25,9 @@ def shape_arg(text):
 
 
 def table(rows, precision, device):
-    return against_pytorch.gemm_table(rows, f"y = x·Wᵀ + b + r on {device}, {precision} (median, warm L2, as ktune times a GEMM)", "tokens x hidden", "GEMM alone (cuBLASLt, graphed)")
+    return against_pytorch.gemm_table(
+        rows, f"y = x·Wᵀ + b + r on {device}, {precision} (median, warm L2, as ktune times a GEMM)",
+        "tokens x hidden", "GEMM alone (cuBLASLt, graphed)")
 
 
 def run(context):

@@ -14,8 +14,8 @@
 // (L2, never the SM's L1); the SIMT path's loads may go through L1, where no stale copy can
 // exist, because no block reads a row of H before all of that row has been written.
 //
-// Workspace: H [m, f] (rounded up to 16 bytes), then per tile row of H the number of its tiles
-// written, the ticket counter and the count of finished blocks (4-byte words).
+// Workspace: H [m, f] (rounded up to 16 bytes), then the LaunchCounters
+// (kernels/gemm/gemm_common.cuh) of H's tile rows.
 #define KT_PATH_simt 0
 #define KT_PATH_mma 1
 // Both GEMMs take nn.Linear's [out, in] weights; each picks its epilogue below.
@@ -47,16 +47,11 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
   using namespace kt::gemm;
   T* hidden = reinterpret_cast<T*>(workspace);
   const long long hidden_bytes = (m * f * static_cast<long long>(sizeof(T)) + 15) / 16 * 16;
-  const long long tile_rows = (m + BM - 1) / BM;
-  unsigned* rows_written = reinterpret_cast<unsigned*>(workspace + hidden_bytes);  // [tile_rows]
-  unsigned* ticket = rows_written + tile_rows;
-  unsigned* blocks_done = ticket + 1;
+  // Per tile row of H, the number of its tiles written.
+  const LaunchCounters counters(reinterpret_cast<unsigned*>(workspace + hidden_bytes), (m + BM - 1) / BM);
   const long long up_tiles = tiles_of(m, f), up_tiles_per_row = (f + BN - 1) / BN;
 
-  __shared__ unsigned taken;
-  if (threadIdx.x == 0) taken = atomicAdd(ticket, 1u);
-  __syncthreads();
-  const long long tile = taken;
+  const long long tile = counters.take();
   if (tile < up_tiles) {
 #if KT_PATH == KT_PATH_mma
     mma_gemm<PlainA, kUpEpilogue>(Operands{x, w1, nullptr, b1, hidden, m, f, k, 1.f, 0.f, tile}, PlainA{});
@@ -65,15 +60,10 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
 #endif
     __threadfence();  // this tile of H is visible before it is counted
     __syncthreads();
-    if (threadIdx.x == 0) atomicAdd(rows_written + tile / up_tiles_per_row, 1u);
+    if (threadIdx.x == 0) counters.count(tile / up_tiles_per_row, 1u);
   } else {
     const long long down_tile = tile - up_tiles;
-    const long long tile_row = down_tile / ((k + BN - 1) / BN);
-    if (threadIdx.x == 0) {
-      while (*static_cast<volatile unsigned*>(rows_written + tile_row) < static_cast<unsigned>(up_tiles_per_row)) {
-      }
-      __threadfence();
-    }
+    if (threadIdx.x == 0) counters.wait(down_tile / ((k + BN - 1) / BN), static_cast<unsigned>(up_tiles_per_row));
     __syncthreads();
 #if KT_PATH == KT_PATH_mma
     mma_gemm<PlainA, 2>(Operands{hidden, w2, nullptr, b2, y, m, k, f, 1.f, 0.f, down_tile}, PlainA{});
@@ -81,13 +71,5 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
     simt_gemm<PlainA, 2>(Operands{hidden, w2, nullptr, b2, y, m, k, f, 1.f, 0.f, down_tile}, PlainA{});
 #endif
   }
-  if (threadIdx.x == 0) {  // this block reads no more counters: the last one zeroes them
-    __threadfence();
-    if (atomicAdd(blocks_done, 1u) == gridDim.x - 1) {
-      for (long long r = 0; r < tile_rows; ++r) rows_written[r] = 0;
-      *ticket = 0;
-      *blocks_done = 0;
-      __threadfence();
-    }
-  }
+  if (threadIdx.x == 0) counters.finish_block();  // this block reads no more counters
 }

@@ -57,7 +57,6 @@ struct Blocking {
   std::int64_t block_m, block_n, block_k, micro_m, micro_n;
 };
 
-// One prepared variant: buffers allocated once, reused by every timed run.
 // The tensors of one GEMM: c and scalars may be null (then beta*C is not read and alpha = 1).
 template <typename T>
 struct Operands {
@@ -88,8 +87,7 @@ class GemmRun {
   GemmRun(Shape shape, Blocking blocking, MicroKernel micro, ThreadPool& pool, Operands<T> operands,
           std::optional<RowNormalisation<T>> normalisation = std::nullopt, Activation activation = nullptr)
       : s_(shape), b_(blocking), micro_(micro), pool_(pool),
-        a_(operands.a), bm_(operands.b), c_(operands.c), bias_(operands.bias), scalars_(operands.scalars),
-        d_(operands.d), normalisation_(normalisation), activation_(activation),
+        t_(operands), normalisation_(normalisation), activation_(activation),
         sums_(static_cast<std::size_t>(s_.m * s_.n)),
         packed_b_(static_cast<std::size_t>(round_up(b_.block_n, b_.micro_n) * b_.block_k)),
         packed_a_(static_cast<std::size_t>(round_up(s_.m, b_.micro_m) * b_.block_k)) {
@@ -98,10 +96,9 @@ class GemmRun {
 
   void operator()() {
     if (normalisation_) {
-      const std::int64_t row_tasks = (s_.m + 15) / 16;
-      pool_.parallel_for(row_tasks, b_.threads, [&](std::int64_t task) {
-        for (std::int64_t i = task * 16; i < std::min(s_.m, task * 16 + 16); ++i) {
-          const T* row = a_ + i * s_.k;
+      for_row_groups([&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+          const T* row = t_.a + i * s_.k;
           row_stats_[static_cast<std::size_t>(i)] = cpu::row_stats_two_pass<8, 2>(
               s_.k, normalisation_->epsilon, [row](std::int64_t p) { return cpu::to_float(row[p]); });
         }
@@ -118,15 +115,21 @@ class GemmRun {
         pool_.parallel_for(m_blocks, b_.threads, [&](std::int64_t block) { multiply(block, jc, nc, pc, kc); });
       }
     }
-    const std::int64_t row_tasks = (s_.m + 15) / 16;
-    pool_.parallel_for(row_tasks, b_.threads, [&](std::int64_t task) { finish_rows(task * 16, std::min(s_.m, task * 16 + 16)); });
+    for_row_groups([&](std::int64_t begin, std::int64_t end) { finish_rows(begin, end); });
   }
 
  private:
   static std::int64_t round_up(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
 
+  // fn(begin, end) over the rows of D in groups of 16, on the pool's threads.
+  template <typename Fn>
+  void for_row_groups(Fn&& fn) {
+    pool_.parallel_for((s_.m + 15) / 16, b_.threads,
+                       [&](std::int64_t group) { fn(group * 16, std::min(s_.m, group * 16 + 16)); });
+  }
+
   float a_at(std::int64_t i, std::int64_t p) const {
-    const float x = cpu::to_float(a_[i * s_.k + p]);
+    const float x = cpu::to_float(t_.a[i * s_.k + p]);
     if (!normalisation_) return x;
     const cpu::RowStats stats = row_stats_[static_cast<std::size_t>(i)];
     return (x - stats.mean) * stats.inv_std * cpu::to_float(normalisation_->gamma[p]) +
@@ -134,7 +137,7 @@ class GemmRun {
   }
 
   float b_at(std::int64_t p, std::int64_t j) const {
-    return cpu::to_float(s_.b_is_nk ? bm_[j * s_.k + p] : bm_[p * s_.n + j]);
+    return cpu::to_float(s_.b_is_nk ? t_.b[j * s_.k + p] : t_.b[p * s_.n + j]);
   }
 
   // Panel `panel` of B's block: kc rows of micro_n columns, zero past the last column.
@@ -167,13 +170,13 @@ class GemmRun {
   }
 
   void finish_rows(std::int64_t begin, std::int64_t end) {
-    const float alpha = scalars_ ? cpu::to_float(scalars_[0]) : 1.0f, beta = scalars_ ? cpu::to_float(scalars_[1]) : 0.0f;
+    const float alpha = t_.scalars ? cpu::to_float(t_.scalars[0]) : 1.0f, beta = t_.scalars ? cpu::to_float(t_.scalars[1]) : 0.0f;
     for (std::int64_t i = begin; i < end; ++i)
       for (std::int64_t j = 0; j < s_.n; ++j) {
-        const float c = c_ && gemm::reads_c(s_.epilogue) ? cpu::to_float(c_[i * s_.n + j]) : 0.0f;
+        const float c = t_.c && gemm::reads_c(s_.epilogue) ? cpu::to_float(t_.c[i * s_.n + j]) : 0.0f;
         const float value =
-            gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, cpu::to_float(bias_[j]));
-        d_[i * s_.n + j] = stored(activation_ ? activation_(value) : value);
+            gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, cpu::to_float(t_.bias[j]));
+        t_.d[i * s_.n + j] = stored(activation_ ? activation_(value) : value);
       }
   }
 
@@ -187,12 +190,7 @@ class GemmRun {
   Blocking b_;
   MicroKernel micro_;
   ThreadPool& pool_;
-  const T* a_;
-  const T* bm_;
-  const T* c_;
-  const T* bias_;
-  const T* scalars_;
-  T* d_;
+  Operands<T> t_;
   std::optional<RowNormalisation<T>> normalisation_;
   Activation activation_;
   std::vector<cpu::RowStats> row_stats_;

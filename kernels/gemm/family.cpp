@@ -113,22 +113,23 @@ class GemmFamily final : public KernelFamily {
     static constexpr VulkanShader shader{.file = "kernels/gemm/gemm.comp"};
     return &shader;
   }
-  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override;
+  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
+    return gemm::wgmma_tensor_maps(problem, config, 0, 1);
+  }
 };
 
-// The wgmma path loads A and B tiles with TMA: boxes of 128 bytes along k (the 128-byte swizzle
-// wgmma reads without bank conflicts) by the block's rows; in a cluster each block loads (and
-// multicasts) its share of B's rows.
-std::vector<TensorMapSpec> GemmFamily::tensor_maps(const Problem& problem, const Config& config) const {
+
+}  // namespace
+
+std::vector<TensorMapSpec> gemm::wgmma_tensor_maps(const Problem& problem, const Config& config, int a_tensor,
+                                                   int b_tensor) {
   if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
   const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
   const int box_k = 128 / element_bytes(problem.precision);
-  return {{0, m, k, static_cast<int>(config.get_int("block_m")), box_k, 128},
-          {1, n, k, static_cast<int>(config.get_int("block_n") / (config.has("cluster_m") ? config.get_int("cluster_m") : 1)),
-           box_k, 128}};
+  const auto cluster_m = config.has("cluster_m") ? config.get_int("cluster_m") : 1;
+  return {{a_tensor, m, k, static_cast<int>(config.get_int("block_m")), box_k, 128},
+          {b_tensor, n, k, static_cast<int>(config.get_int("block_n") / cluster_m), box_k, 128}};
 }
-
-}  // namespace
 
 const KernelFamily& gemm_family() {
   static const GemmFamily family;

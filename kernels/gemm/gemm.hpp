@@ -55,5 +55,11 @@ inline F apply_epilogue(int epilogue, F acc, F alpha, F beta, F c, F bias) {
   }
 }
 
+// The TMA descriptors of the wgmma path (none for the others): tensors a_tensor [m, k] and
+// b_tensor [n, k] (indices into the family's tensors), in boxes of 128 bytes along k (the
+// 128-byte swizzle wgmma reads without bank conflicts) by the block's rows; in a cluster each
+// block loads (and multicasts) its share of B's rows. gemm's and layernorm_linear's.
+std::vector<TensorMapSpec> wgmma_tensor_maps(const Problem& problem, const Config& config, int a_tensor, int b_tensor);
+
 }  // namespace gemm
 }  // namespace ktune

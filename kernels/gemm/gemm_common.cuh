@@ -55,51 +55,90 @@ struct LayerNormA {
   }
 };
 
+// Counters in the workspace through which the blocks of one launch order their work: a ticket
+// (the next job or tile, taken by one thread for the whole block), a count per row of tiles
+// (blocks wait until it reaches what they need), and the count of blocks done, by which the last
+// block leaves every counter zeroed for the next launch (the backend zeroes the workspace once).
+// Layout, in 4-byte words from `words`: [rows] the counts per row, the ticket, the blocks done.
+struct LaunchCounters {
+  unsigned* per_row;
+  long long rows;
+  unsigned* ticket;
+  unsigned* blocks_done;
+
+  __device__ LaunchCounters(unsigned* words, long long row_count)
+      : per_row(words), rows(row_count), ticket(words + row_count), blocks_done(words + row_count + 1) {}
+
+  // Every thread of the block calls it; all get the ticket thread 0 took.
+  __device__ __forceinline__ unsigned take() const {
+    __shared__ unsigned taken;
+    if (threadIdx.x == 0) taken = atomicAdd(ticket, 1u);
+    __syncthreads();
+    const unsigned mine = taken;
+    __syncthreads();  // every thread has read `taken` before the next take() changes it
+    return mine;
+  }
+  // One thread, after a __threadfence() that makes what it counts visible.
+  __device__ __forceinline__ void count(long long row, unsigned amount) const { atomicAdd(per_row + row, amount); }
+  // One thread waits until row `row` has counted `target`.
+  __device__ __forceinline__ void wait(long long row, unsigned target) const {
+    while (*static_cast<volatile unsigned*>(per_row + row) < target) {
+    }
+    __threadfence();
+  }
+  // One thread per block, after the block's last wait(): the last block zeroes the counters.
+  __device__ __forceinline__ void finish_block() const {
+    __threadfence();
+    const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
+    if (atomicAdd(blocks_done, 1u) != blocks - 1) return;
+    for (long long r = 0; r < rows; ++r) per_row[r] = 0;
+    *ticket = 0;
+    *blocks_done = 0;
+    __threadfence();
+  }
+};
+
 // The LayerNorm of A's rows takes each row's statistics once per launch, shared by every block
 // through the workspace (each row is read by all n / BLOCK_N tile columns, so statistics taken
 // per tile would read A that many times over):
-//   - every block first takes jobs of kStatisticsJobRows rows from a counter until none are left
-//     (no block waits while jobs remain, so this finishes whatever the grid's size: a block that
-//     is not resident yet simply finds the jobs gone), writing mean and 1/std per row;
-//   - a block then waits until the statistics of its tile's rows are all written (a count per
-//     BM-row block) and reads them;
-//   - the last block to finish leaves the counters zeroed for the next launch (the backend zeroes
-//     the workspace once).
-// Layout, in 4-byte words from `words`: [2 m] mean and 1/std of each row, [tiles_m] rows written
-// per row block, then the job counter and the count of finished blocks.
+//   - every block first takes jobs of kStatisticsJobRows rows (LaunchCounters tickets) until none
+//     are left (no block waits while jobs remain, so this finishes whatever the grid's size: a
+//     block that is not resident yet simply finds the jobs gone), writing mean and 1/std per row;
+//   - a block then waits until the statistics of its tile's rows are all written (the count of
+//     its BM-row block) and reads them.
+// Layout, in 4-byte words from `words`: [2 m] mean and 1/std of each row, then the LaunchCounters
+// of the ceil(m / BM) row blocks.
 constexpr int kStatisticsJobRows = 8;
 
 struct RowStatistics {
   float* stats;
-  unsigned* rows_done;
-  unsigned* next_job;
-  unsigned* blocks_done;
-  long long tiles_m;
+  long long m;
+  int block_m;
+  LaunchCounters counters;
 
-  __device__ RowStatistics(float* words, long long m, int block_m)
-      : stats(words), rows_done(reinterpret_cast<unsigned*>(words + 2 * m)), tiles_m((m + block_m - 1) / block_m) {
-    next_job = rows_done + tiles_m;
-    blocks_done = next_job + 1;
-  }
+  __device__ RowStatistics(float* words, long long rows, int rows_per_block)
+      : stats(words), m(rows), block_m(rows_per_block),
+        counters(reinterpret_cast<unsigned*>(words + 2 * rows), (rows + rows_per_block - 1) / rows_per_block) {}
 
   // Every thread of the block (THREADS of them, a multiple of 32) takes jobs until none are left.
   template <int THREADS>
-  __device__ __forceinline__ void take_jobs(const T* a, long long m, long long k, float epsilon, int block_m) const {
-    __shared__ unsigned job;
+  __device__ __forceinline__ void take_jobs(const T* a, long long k, float epsilon) const {
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     for (;;) {
-      if (threadIdx.x == 0) job = atomicAdd(next_job, 1u);
-      __syncthreads();
-      const long long first = static_cast<long long>(job) * kStatisticsJobRows;
-      __syncthreads();  // every thread has read `job` before it changes
+      const long long first = static_cast<long long>(counters.take()) * kStatisticsJobRows;
       if (first >= m) return;
       for (int r = warp; r < kStatisticsJobRows; r += THREADS / 32)
         if (first + r < m) row(a, first + r, k, epsilon, lane);
       __threadfence();  // the statistics are visible before they are counted
       __syncthreads();
-      if (threadIdx.x == 0)
-        atomicAdd(rows_done + first / block_m, static_cast<unsigned>(min(static_cast<long long>(kStatisticsJobRows), m - first)));
+      const long long rows = min(static_cast<long long>(kStatisticsJobRows), m - first);
+      if (threadIdx.x == 0) counters.count(first / block_m, static_cast<unsigned>(rows));
     }
+  }
+
+  // One thread waits until the statistics of row block `tile_m` (below m) are all written.
+  __device__ __forceinline__ void wait(long long tile_m) const {
+    counters.wait(tile_m, static_cast<unsigned>(min(static_cast<long long>(block_m), m - tile_m * block_m)));
   }
 
   // Mean and 1/std of one row by the 32 lanes of a warp (or half a wavefront), around the row's
@@ -139,41 +178,27 @@ struct RowStatistics {
     }
   }
 
-  // One thread waits until row block `tile_m` (`rows` rows) is written.
-  __device__ __forceinline__ void wait(long long tile_m, unsigned rows) const {
-    while (*static_cast<volatile unsigned*>(rows_done + tile_m) < rows) {
-    }
-    __threadfence();
-  }
   // Mean and 1/std of a row written by any block (read past the incoherent L1).
   __device__ __forceinline__ float mean(long long row) const { return static_cast<volatile float*>(stats)[2 * row]; }
-  __device__ __forceinline__ float inv_std(long long row) const { return static_cast<volatile float*>(stats)[2 * row + 1]; }
+  __device__ __forceinline__ float inv_std(long long row) const {
+    return static_cast<volatile float*>(stats)[2 * row + 1];
+  }
 
   // What a block of the one-tile paths (simt, mma) does first: its jobs, then its tile's rows
-  // row0 .. row0 + ROWS - 1 into mean[] and inv_std[] (zero past m), and it counts itself done.
-  template <int THREADS, int ROWS>
-  __device__ __forceinline__ void for_one_tile(const T* a, long long m, long long k, float epsilon, long long row0,
+  // row0 .. row0 + block_m - 1 (row0 below m) into mean[] and inv_std[] (zero past m), and it
+  // counts itself done.
+  template <int THREADS>
+  __device__ __forceinline__ void for_one_tile(const T* a, long long k, float epsilon, long long row0,
                                                float* tile_mean, float* tile_inv_std) const {
-    take_jobs<THREADS>(a, m, k, epsilon, ROWS);
-    if (threadIdx.x == 0) wait(row0 / ROWS, static_cast<unsigned>(min(static_cast<long long>(ROWS), m - row0)));
+    take_jobs<THREADS>(a, k, epsilon);
+    if (threadIdx.x == 0) wait(row0 / block_m);
     __syncthreads();
-    for (int r = threadIdx.x; r < ROWS; r += THREADS) {
+    for (int r = threadIdx.x; r < block_m; r += THREADS) {
       tile_mean[r] = row0 + r < m ? mean(row0 + r) : 0.f;
       tile_inv_std[r] = row0 + r < m ? inv_std(row0 + r) : 0.f;
     }
-    if (threadIdx.x == 0) finish_block();
+    if (threadIdx.x == 0) counters.finish_block();
     __syncthreads();
-  }
-
-  // One thread per block, after its last wait(): the last block zeroes the counters.
-  __device__ __forceinline__ void finish_block() const {
-    __threadfence();
-    const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
-    if (atomicAdd(blocks_done, 1u) != blocks - 1) return;
-    for (long long t = 0; t < tiles_m; ++t) rows_done[t] = 0;
-    *next_job = 0;
-    *blocks_done = 0;
-    __threadfence();
   }
 };
 

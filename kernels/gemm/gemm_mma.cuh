@@ -79,7 +79,7 @@ __device__ __forceinline__ void mma_gemm(const Operands& o, const ALoad& a_load)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
   if constexpr (ALoad::kNormalises)
-    RowStatistics(a_load.statistics, m, BM).for_one_tile<kThreads, BM>(a, m, k, a_load.epsilon, row0, row_mean, row_inv_std);
+    RowStatistics(a_load.statistics, m, BM).for_one_tile<kThreads>(a, k, a_load.epsilon, row0, row_mean, row_inv_std);
 
   const int slices = static_cast<int>((k + BK - 1) / BK);
   // Fill all stages but one; every iteration then commits one group (empty past the end), so

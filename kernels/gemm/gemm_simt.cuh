@@ -38,7 +38,7 @@ __device__ __forceinline__ void simt_gemm(const Operands& o, const ALoad& a_load
   const int tx = threadIdx.x % kThreadsN, ty = threadIdx.x / kThreadsN;
 
   if constexpr (ALoad::kNormalises)
-    RowStatistics(a_load.statistics, m, BM).for_one_tile<kThreads, BM>(a, m, k, a_load.epsilon, row0, row_mean, row_inv_std);
+    RowStatistics(a_load.statistics, m, BM).for_one_tile<kThreads>(a, k, a_load.epsilon, row0, row_mean, row_inv_std);
 
   float acc[TM][TN] = {};
   for (long long p0 = 0; p0 < k; p0 += BK) {

@@ -195,6 +195,18 @@ __device__ __forceinline__ void normalise_slice(const SliceAffine& affine, unsig
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
+// Waits for slice `slice` to land (its stage's "full" barrier, phase `phase`), normalises this
+// warpgroup's rows of it (a_rows) with `affine`, then starts loading the next slice's gamma and
+// beta, which land under a wgmma.
+template <class ALoad>
+__device__ __forceinline__ void normalise_stage(const ALoad& a_load, SliceAffine& affine, unsigned long long* full,
+                                                unsigned phase, unsigned char* a_rows, const float* mean,
+                                                const float* inv_std, long long k, int slice, int end_slice) {
+  kt::hopper::barrier_wait(full, phase);
+  normalise_slice(affine, a_rows, mean, inv_std);
+  if (slice + 1 < end_slice) affine = load_affine(a_load, k, slice + 1);
+}
+
 // Barrier of one consumer warpgroup (ids 2 and up; 1 is consumers_sync).
 __device__ __forceinline__ void warpgroup_sync(int consumer) {
   asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
@@ -227,7 +239,7 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
   else
     __syncthreads();
   const RowStatistics statistics(kNorm ? a_load.statistics : nullptr, m, BM);
-  if constexpr (kNorm) statistics.template take_jobs<kThreads>(o.a, m, k, a_load.epsilon, BM);
+  if constexpr (kNorm) statistics.template take_jobs<kThreads>(o.a, k, a_load.epsilon);
 
   // Tiles are visited per cluster: cluster tile t covers tile rows kClusterM * tm .. + kClusterM - 1
   // of tile column tn, block `rank` of the cluster taking row kClusterM * tm + rank.
@@ -290,10 +302,9 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.f;
 
-    const long long own_rows = tile_m * BM + consumer * kRowsPerConsumer;
     if constexpr (kNorm) {
-      if (threadIdx.x % 128 == 0 && tile_m * BM < m)
-        statistics.wait(tile_m, static_cast<unsigned>(min(static_cast<long long>(BM), m - tile_m * BM)));
+      const long long own_rows = tile_m * BM + consumer * kRowsPerConsumer;
+      if (threadIdx.x % 128 == 0 && tile_m * BM < m) statistics.wait(tile_m);
       warpgroup_sync(consumer);
       for (int r = static_cast<int>(threadIdx.x % 128); r < kRowsPerConsumer; r += 128) {
         row_mean[consumer][r] = own_rows + r < m ? statistics.mean(own_rows + r) : 0.f;
@@ -302,10 +313,9 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
       warpgroup_sync(consumer);
       if (first_slice < end_slice) {
         affine = load_affine(a_load, k, first_slice);
-        barrier_wait(&full[stage], phase);
-        normalise_slice(affine, a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128, row_mean[consumer],
-                        row_inv_std[consumer]);
-        if (first_slice + 1 < end_slice) affine = load_affine(a_load, k, first_slice + 1);
+        normalise_stage(a_load, affine, &full[stage], phase,
+                        a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128, row_mean[consumer],
+                        row_inv_std[consumer], k, first_slice, end_slice);
         warpgroup_sync(consumer);
       }
     }
@@ -328,10 +338,9 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
           int next_stage = stage;
           unsigned next_phase = phase;
           advance(next_stage, next_phase);
-          barrier_wait(&full[next_stage], next_phase);
-          normalise_slice(affine, a_tiles + next_stage * kATileBytes + consumer * kRowsPerConsumer * 128,
-                          row_mean[consumer], row_inv_std[consumer]);
-          if (slice + 2 < end_slice) affine = load_affine(a_load, k, slice + 2);  // lands under the next wgmma
+          normalise_stage(a_load, affine, &full[next_stage], next_phase,
+                          a_tiles + next_stage * kATileBytes + consumer * kRowsPerConsumer * 128, row_mean[consumer],
+                          row_inv_std[consumer], k, slice + 1, end_slice);
         }
       }
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -370,7 +379,7 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
   }
   if constexpr (kNorm) {  // this block waits for no more statistics
     consumers_sync();
-    if (threadIdx.x == 128) statistics.finish_block();
+    if (threadIdx.x == 128) statistics.counters.finish_block();
   }
   if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
 }

@@ -9,9 +9,9 @@
 // Loads convert to float, all arithmetic and accumulation is in float, stores round once.
 #include "kernels/common/cpu_dispatch.hpp"
 #include "kernels/common/cpu_numeric.hpp"
+#include "kernels/common/cpu_row_stats.hpp"
 #include "kernels/common/cpu_rows.hpp"
 #include "kernels/instance_norm/instance_norm.hpp"
-#include "kernels/common/cpu_row_stats.hpp"
 #include "ktune/source_hash/instance_norm_cpu.hpp"
 
 namespace ktune {

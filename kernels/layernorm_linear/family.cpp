@@ -4,6 +4,7 @@
 
 #include "kernels/common/reference_row_stats.hpp"
 #include "kernels/common/reference_rows.hpp"
+#include "kernels/gemm/gemm.hpp"
 #include "kernels/layernorm_linear/layernorm_linear.hpp"
 
 namespace ktune {
@@ -79,24 +80,15 @@ class LayerNormLinearFamily final : public KernelFamily {
   const CpuKernel* cpu_kernel() const override { return &layernorm_linear_cpu_kernel(); }
   const GpuSource* cuda_source() const override { return &cuda_source_; }
   const VulkanShader* vulkan_shader() const override { return &vulkan_shader_; }
-  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override;
+  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
+    return gemm::wgmma_tensor_maps(problem, config, 0, 3);
+  }
 
  private:
   GpuSource cuda_source_{.file = "kernels/layernorm_linear/layernorm_linear.cu", .entry = "layernorm_linear_kernel",
                          .portable = true};
   VulkanShader vulkan_shader_{.file = "kernels/layernorm_linear/layernorm_linear.comp"};
 };
-
-// The wgmma path loads x and W with TMA as gemm's does (kernels/gemm/family.cpp): boxes of 128
-// bytes of k by the block's rows.
-std::vector<TensorMapSpec> LayerNormLinearFamily::tensor_maps(const Problem& problem, const Config& config) const {
-  if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
-  const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
-  const int box_k = 128 / element_bytes(problem.precision);
-  return {{0, m, k, static_cast<int>(config.get_int("block_m")), box_k, 128},
-          {3, n, k, static_cast<int>(config.get_int("block_n") / (config.has("cluster_m") ? config.get_int("cluster_m") : 1)),
-           box_k, 128}};
-}
 
 }  // namespace
 
