@@ -63,11 +63,16 @@ struct KernelArgument {
 // kernel takes by value after its dims: a row-major 2-D view of one tensor, copied to shared
 // memory in boxes of box_rows x box_cols elements, swizzled in 16-byte units within
 // swizzle_bytes (0, 32, 64 or 128). Out-of-bounds elements of a box read as zero.
+// The view may also be of the variant's workspace (launch.workspace_bytes), from byte
+// workspace_offset (a multiple of 16): an operand the kernel itself writes first, such as ffn's
+// hidden activation.
 struct TensorMapSpec {
-  int tensor;
+  static constexpr int kWorkspace = -1;
+  int tensor;  // an index into tensors(), or kWorkspace
   std::int64_t rows, cols;
   int box_rows, box_cols;
   int swizzle_bytes;
+  std::int64_t workspace_offset = 0;
 };
 
 struct DimSpec {

@@ -98,8 +98,11 @@ GEMM_PATH_DEFAULTS = {
 
 
 def gemm_path_space(space, path):
-    """The GEMM CUDA space with path pinned to `path` and that path's typical default."""
-    return narrow(space, {"path": [path]}, default={"path": path, **GEMM_PINNED, **GEMM_PATH_DEFAULTS[path]})
+    """A CUDA space of gemm's paths (gemm, layernorm_linear, ffn) with path pinned to `path` and
+    that path's typical default (the space's own for the parameters the GEMM defaults lack)."""
+    names = {p["name"] for p in space["parameters"]}
+    typical = {name: value for name, value in {**GEMM_PINNED, **GEMM_PATH_DEFAULTS[path]}.items() if name in names}
+    return narrow(space, {"path": [path]}, default={**space["default"], "path": path, **typical})
 
 
 def write_gemm_path_spaces(space_file, out):

@@ -134,6 +134,15 @@ __device__ __forceinline__ void store_floats(T* p, const float (&in)[VEC]) {
   }
 }
 
+// Orders this thread's earlier generic-proxy accesses of global memory before later async-proxy
+// ones (Hopper's TMA) of any thread it synchronises with: a matrix one block writes with plain
+// stores and another loads by TMA. Nothing to do where there is no TMA (before sm_90, AMD).
+__device__ __forceinline__ void fence_async_proxy_global() {
+#if !KT_HIP && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
+}
+
 // Sum over the GROUP consecutive lanes of a warp that share a row (GROUP a power of two <= 32).
 template <int GROUP>
 __device__ __forceinline__ float group_sum(float x) {

@@ -4,6 +4,7 @@
 
 #include "kernels/common/reference_rows.hpp"
 #include "kernels/ffn/ffn.hpp"
+#include "kernels/gemm/gemm.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
@@ -82,6 +83,17 @@ class FfnFamily final : public KernelFamily {
 
   const CpuKernel* cpu_kernel() const override { return &ffn_cpu_kernel(); }
   const GpuSource* cuda_source() const override { return &cuda_source_; }
+  // The wgmma path's operands: x and W1 for H = act(x·W1ᵀ + b1), then H (at the start of the
+  // workspace) and W2 for y (kernels/ffn/ffn.cu).
+  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
+    if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
+    const auto m = problem.dim("m"), k = problem.dim("k"), f = problem.dim("f");
+    const auto block_m = config.get_int("block_m"), block_n = config.get_int("block_n");
+    return {gemm::wgmma_operand_map(0, m, k, block_m, problem.precision),
+            gemm::wgmma_operand_map(1, f, k, block_n, problem.precision),
+            gemm::wgmma_operand_map(TensorMapSpec::kWorkspace, m, f, block_m, problem.precision),
+            gemm::wgmma_operand_map(3, k, f, block_n, problem.precision)};
+  }
 
  private:
   GpuSource cuda_source_{.file = "kernels/ffn/ffn.cu", .entry = "ffn_kernel", .portable = true};

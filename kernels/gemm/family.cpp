@@ -125,10 +125,14 @@ std::vector<TensorMapSpec> gemm::wgmma_tensor_maps(const Problem& problem, const
                                                    int b_tensor) {
   if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
   const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k");
-  const int box_k = 128 / element_bytes(problem.precision);
   const auto cluster_m = config.has("cluster_m") ? config.get_int("cluster_m") : 1;
-  return {{a_tensor, m, k, static_cast<int>(config.get_int("block_m")), box_k, 128},
-          {b_tensor, n, k, static_cast<int>(config.get_int("block_n") / cluster_m), box_k, 128}};
+  return {wgmma_operand_map(a_tensor, m, k, config.get_int("block_m"), problem.precision),
+          wgmma_operand_map(b_tensor, n, k, config.get_int("block_n") / cluster_m, problem.precision)};
+}
+
+TensorMapSpec gemm::wgmma_operand_map(int tensor, std::int64_t rows, std::int64_t k, std::int64_t box_rows,
+                                      Precision precision) {
+  return {tensor, rows, k, static_cast<int>(box_rows), 128 / element_bytes(precision), 128};
 }
 
 const KernelFamily& gemm_family() {

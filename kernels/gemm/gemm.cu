@@ -33,8 +33,8 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
                 const __grid_constant__ kt::hopper::TensorMap tma_a, const __grid_constant__ kt::hopper::TensorMap tma_b,
                 float* __restrict__ workspace) {
   using namespace kt::gemm;
-  wgmma_gemm(Operands{a, b, c, bias, d, m, n, k, kt::to_float(scalars[0]), kt::to_float(scalars[1])}, PlainA{}, &tma_a,
-             &tma_b, workspace);
+  wgmma_gemm(Operands{a, b, c, bias, d, m, n, k, kt::to_float(scalars[0]), kt::to_float(scalars[1]), blockIdx.x, gridDim.x},
+             PlainA{}, &tma_a, &tma_b, workspace);
 }
 #else
 extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)

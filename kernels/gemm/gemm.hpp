@@ -61,5 +61,10 @@ inline F apply_epilogue(int epilogue, F acc, F alpha, F beta, F c, F bias) {
 // block loads (and multicasts) its share of B's rows. gemm's and layernorm_linear's.
 std::vector<TensorMapSpec> wgmma_tensor_maps(const Problem& problem, const Config& config, int a_tensor, int b_tensor);
 
+// One operand of the wgmma path, [rows, k] (a tensor index or TensorMapSpec::kWorkspace, from
+// byte 0): boxes of 128 bytes along k by box_rows rows, 128-byte swizzled.
+TensorMapSpec wgmma_operand_map(int tensor, std::int64_t rows, std::int64_t k, std::int64_t box_rows,
+                                Precision precision);
+
 }  // namespace gemm
 }  // namespace ktune

@@ -12,8 +12,10 @@ constexpr int kEpilogue = KT_DIM_EPILOGUE;
 constexpr bool kBIsNk = KT_DIM_B_LAYOUT == 0;
 
 // The operands of one launch, as every path takes them (c and bias are read only by the
-// epilogues that need them). `tile` is the tile of D the one-tile paths (simt, mma) compute:
-// blockIdx.x for gemm, a ticket for a kernel that orders its tiles itself (ffn).
+// epilogues that need them). `tile` is the tile of D this block computes (the one-tile paths,
+// simt and mma) or computes first (wgmma): blockIdx.x for gemm, a ticket for a kernel that
+// orders its tiles itself (ffn). The wgmma path then takes every tile_step-th tile after it
+// (gridDim.x on a persistent grid), or only that one when tile_step is 0.
 struct Operands {
   const T* a;
   const T* b;
@@ -23,17 +25,33 @@ struct Operands {
   long long m, n, k;
   float alpha, beta;
   long long tile = 0;
+  long long tile_step = 0;
 };
 
 // What happens to A's elements on their way into the GEMM: nothing (gemm), or a LayerNorm of
 // each row (layernorm_linear): (a - mean[row]) * inv_std[row] * gamma[col] + beta[col], the row
 // statistics taken first (RowStatistics, below).
+//
+// The wgmma path, whose A slices come by TMA from memory, has two more kinds of A, each a matrix
+// the launch's own blocks write before the GEMM reads it, so its producer waits for a tile's rows
+// before it loads them (wait_rows):
+//   - NormalisedRowsA: LN(x) written once to the workspace by the row-statistics jobs
+//     (layernorm_linear with normalise = written);
+//   - ReadyRowsA: the hidden activation of ffn, counted in by the tiles of its first GEMM.
+// kTakesStatistics: the block takes row-statistics jobs first (RowStatistics); kNormalises: the
+// GEMM normalises A's slices itself; kWaitsForRows: the producer calls wait_rows(tile_m) first.
 struct PlainA {
-  static constexpr bool kNormalises = false;
+  static constexpr bool kTakesStatistics = false, kNormalises = false, kWaitsForRows = false;
   static constexpr float* statistics = nullptr;
+  static constexpr T* normalised = nullptr;
+  template <class Rows>
+  __device__ __forceinline__ void wait_rows(const Rows&, long long) const {}
 };
 struct LayerNormA {
-  static constexpr bool kNormalises = true;
+  static constexpr bool kTakesStatistics = true, kNormalises = true, kWaitsForRows = false;
+  static constexpr T* normalised = nullptr;
+  template <class Rows>
+  __device__ __forceinline__ void wait_rows(const Rows&, long long) const {}
   const T* gamma;
   const T* beta;
   float epsilon;
@@ -55,19 +73,23 @@ struct LayerNormA {
   }
 };
 
-// Counters in the workspace through which the blocks of one launch order their work: a ticket
-// (the next job or tile, taken by one thread for the whole block), a count per row of tiles
-// (blocks wait until it reaches what they need), and the count of blocks done, by which the last
-// block leaves every counter zeroed for the next launch (the backend zeroes the workspace once).
-// Layout, in 4-byte words from `words`: [rows] the counts per row, the ticket, the blocks done.
+// Counters in the workspace through which the blocks of one launch order their work: tickets
+// (the next job or tile: take() for the whole block, or an atomic add by the one thread that
+// hands tiles out), a count per row of tiles (blocks wait until it reaches what they need), and
+// the count of blocks done, by which the last block leaves every counter zeroed for the next
+// launch (the backend zeroes the workspace once).
+// Layout, in 4-byte words from `words`: [rows] the counts per row, [tickets] the tickets, the
+// blocks done.
 struct LaunchCounters {
   unsigned* per_row;
   long long rows;
-  unsigned* ticket;
+  unsigned* ticket;  // the first ticket; ticket + i the others
+  int tickets;
   unsigned* blocks_done;
 
-  __device__ LaunchCounters(unsigned* words, long long row_count)
-      : per_row(words), rows(row_count), ticket(words + row_count), blocks_done(words + row_count + 1) {}
+  __device__ LaunchCounters(unsigned* words, long long row_count, int ticket_count = 1)
+      : per_row(words), rows(row_count), ticket(words + row_count), tickets(ticket_count),
+        blocks_done(words + row_count + ticket_count) {}
 
   // Every thread of the block calls it; all get the ticket thread 0 took.
   __device__ __forceinline__ unsigned take() const {
@@ -92,7 +114,7 @@ struct LaunchCounters {
     const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
     if (atomicAdd(blocks_done, 1u) != blocks - 1) return;
     for (long long r = 0; r < rows; ++r) per_row[r] = 0;
-    *ticket = 0;
+    for (int i = 0; i < tickets; ++i) ticket[i] = 0;
     *blocks_done = 0;
     __threadfence();
   }
@@ -121,14 +143,21 @@ struct RowStatistics {
         counters(reinterpret_cast<unsigned*>(words + 2 * rows), (rows + rows_per_block - 1) / rows_per_block) {}
 
   // Every thread of the block (THREADS of them, a multiple of 32) takes jobs until none are left.
+  // With `normalised` (NormalisedRowsA), each job also writes its rows of LN(a) there ([m, k]),
+  // for the async proxy (TMA) of any block to read once they are counted.
   template <int THREADS>
-  __device__ __forceinline__ void take_jobs(const T* a, long long k, float epsilon) const {
+  __device__ __forceinline__ void take_jobs(const T* a, long long k, float epsilon, const T* gamma = nullptr,
+                                            const T* beta = nullptr, T* normalised = nullptr) const {
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     for (;;) {
       const long long first = static_cast<long long>(counters.take()) * kStatisticsJobRows;
       if (first >= m) return;
       for (int r = warp; r < kStatisticsJobRows; r += THREADS / 32)
-        if (first + r < m) row(a, first + r, k, epsilon, lane);
+        if (first + r < m) {
+          const float2 moments = row(a, first + r, k, epsilon, lane);
+          if (normalised != nullptr) write_row(a, gamma, beta, normalised, first + r, k, moments, lane);
+        }
+      if (normalised != nullptr) fence_async_proxy_global();
       __threadfence();  // the statistics are visible before they are counted
       __syncthreads();
       const long long rows = min(static_cast<long long>(kStatisticsJobRows), m - first);
@@ -142,8 +171,9 @@ struct RowStatistics {
   }
 
   // Mean and 1/std of one row by the 32 lanes of a warp (or half a wavefront), around the row's
-  // first element so that a mean far from zero costs no precision in the variance.
-  __device__ __forceinline__ void row(const T* a, long long row, long long k, float epsilon, int lane) const {
+  // first element so that a mean far from zero costs no precision in the variance; every lane
+  // gets them (x and y), lane 0 writes them.
+  __device__ __forceinline__ float2 row(const T* a, long long row, long long k, float epsilon, int lane) const {
     const T* x = a + row * k;
     const float shift = to_float(x[0]);
     float sum = 0.f, squares = 0.f;
@@ -171,11 +201,39 @@ struct RowStatistics {
     }
     sum = group_sum<32>(sum);
     squares = group_sum<32>(squares);
+    const float shifted_mean = sum / static_cast<float>(k);
+    const float2 moments = make_float2(
+        shift + shifted_mean, rsqrtf(fmaxf(squares / static_cast<float>(k) - shifted_mean * shifted_mean, 0.f) + epsilon));
     if (lane == 0) {
-      const float shifted_mean = sum / static_cast<float>(k);
-      stats[2 * row] = shift + shifted_mean;
-      stats[2 * row + 1] = rsqrtf(fmaxf(squares / static_cast<float>(k) - shifted_mean * shifted_mean, 0.f) + epsilon);
+      stats[2 * row] = moments.x;
+      stats[2 * row + 1] = moments.y;
     }
+    return moments;
+  }
+
+  // LN(a[row]) into out[row] by the 32 lanes of the warp that has just taken the row's `moments`
+  // (mean, 1/std); the row is still in L1.
+  __device__ __forceinline__ void write_row(const T* a, const T* gamma, const T* beta, T* out, long long row,
+                                            long long k, float2 moments, int lane) const {
+    const float mu = moments.x, scale = moments.y;
+    const T* x = a + row * k;
+    T* y = out + row * k;
+    constexpr int kVec = 16 / int(sizeof(T));
+    long long col = 0;
+    if (k % kVec == 0) {
+      for (; col + 32 * kVec <= k; col += 32 * kVec) {
+        const long long c = col + lane * kVec;
+        float v[kVec], g[kVec], b[kVec];
+        load_floats<T, kVec>(x + c, v);
+        load_floats<T, kVec>(gamma + c, g);
+        load_floats<T, kVec>(beta + c, b);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) v[e] = fmaf((v[e] - mu) * scale, g[e], b[e]);
+        store_floats<T, kVec>(y + c, v);
+      }
+    }
+    for (col += lane; col < k; col += 32)
+      y[col] = from_float<T>(fmaf((to_float(x[col]) - mu) * scale, to_float(gamma[col]), to_float(beta[col])));
   }
 
   // Mean and 1/std of a row written by any block (read past the incoherent L1).
@@ -199,6 +257,37 @@ struct RowStatistics {
     }
     if (threadIdx.x == 0) counters.finish_block();
     __syncthreads();
+  }
+};
+
+// LN(x) written once by the launch's row-statistics jobs (to `normalised`, [m, k] in the
+// workspace, whose TMA descriptor the GEMM loads A through), then read by the GEMM as a plain A.
+struct NormalisedRowsA {
+  static constexpr bool kTakesStatistics = true, kNormalises = false, kWaitsForRows = true;
+  const T* gamma;
+  const T* beta;
+  float epsilon;
+  float* statistics;  // the workspace's words of RowStatistics
+  T* normalised;
+  // The producer thread, before loading rows of tile row tile_m: they are written and counted,
+  // and the async proxy (TMA) sees them.
+  __device__ __forceinline__ void wait_rows(const RowStatistics& rows, long long tile_m) const {
+    rows.wait(tile_m);
+    fence_async_proxy_global();
+  }
+};
+
+// An A that other tiles of the same launch write (ffn's hidden activation): tile row r is ready
+// when counters.per_row[r] reaches `tiles_per_row`.
+struct ReadyRowsA {
+  static constexpr bool kTakesStatistics = false, kNormalises = false, kWaitsForRows = true;
+  static constexpr float* statistics = nullptr;
+  static constexpr T* normalised = nullptr;
+  LaunchCounters counters;
+  unsigned tiles_per_row;
+  __device__ __forceinline__ void wait_rows(const RowStatistics&, long long tile_m) const {
+    counters.wait(tile_m, tiles_per_row);
+    fence_async_proxy_global();
   }
 };
 

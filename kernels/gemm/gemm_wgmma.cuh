@@ -106,7 +106,7 @@ enum FinishMode { kStoreD, kAddToWorkspace, kStoreWorkspaceSums };
 // are this thread's first row and column in D. kStoreD applies the epilogue and stores D;
 // kAddToWorkspace adds the pairs into the fp32 workspace [m, n]; kStoreWorkspaceSums stores the
 // epilogue of the workspace's full sums and zeroes them for the next launch.
-template <FinishMode kMode>
+template <FinishMode kMode, int kEpi>
 __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2], long long row_base, long long col_base,
                                              long long m, long long n, T* d, const T* c, const T* bias, float alpha,
                                              float beta, float* workspace) {
@@ -132,7 +132,7 @@ __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2]
           if (col < n) sums[0] = 0.f;
           if (col + 1 < n) sums[1] = 0.f;
         }
-        store_pair(d, v0, v1, row, col, n, alpha, beta, c, bias);
+        store_pair<kEpi>(d, v0, v1, row, col, n, alpha, beta, c, bias);
       }
     }
 }
@@ -212,21 +212,37 @@ __device__ __forceinline__ void warpgroup_sync(int consumer) {
   asm volatile("bar.sync %0, 128;" ::"r"(2 + consumer) : "memory");
 }
 
-template <class ALoad>
-__device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_load, const TensorMap* tma_a_map,
-                                           const TensorMap* tma_b_map, float* __restrict__ workspace) {
-  static_assert(!ALoad::kNormalises || sizeof(T) == 2, "the LayerNorm of A takes fp16 or bf16 slices");
-  constexpr bool kNorm = ALoad::kNormalises;
-  const TensorMap& tma_a = *tma_a_map;
-  const TensorMap& tma_b = *tma_b_map;
-  const long long m = o.m, n = o.n, k = o.k;
-  extern __shared__ unsigned char shared_raw[];
-  // 128-byte swizzled tiles must start on 1024-byte boundaries (launch.shared_bytes has the slack).
-  unsigned char* shared = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(shared_raw) + 1023) & ~1023ull);
-  unsigned char* a_tiles = shared;
-  unsigned char* b_tiles = shared + kStages * kATileBytes;
-  __shared__ __align__(8) unsigned long long full[kStages], empty[kStages];
+// The ring of shared-memory stages and its mbarriers: one per block, which its producer fills and
+// its consumers drain for every tile of every GEMM the kernel runs (ffn runs two in sequence on
+// one ring). stage_tile[s] is, with a ticket (TileSchedule), the tile whose first slice stage s
+// holds, or a number past the last tile once there are none left (tickets take no clusters).
+struct Ring {
+  unsigned char* a_tiles;
+  unsigned char* b_tiles;
+  unsigned long long* full;
+  unsigned long long* empty;
+  long long* stage_tile;
+};
 
+// Where a GEMM's tiles come from and what finishing one does. Without a ticket, the block takes
+// Operands' tile and every tile_step-th after it. With one, the producer takes the next tile from
+// the counter (an atomic add) until there are none, and hands it to the consumers with its first
+// slice, so that tiles start in the order taken however the blocks are scheduled. With
+// done_per_row, each finished tile of D (stored, and fenced for TMA loads) adds 1 to its tile
+// row's count, for whoever reads D as the A of a later GEMM (ReadyRowsA).
+struct TileSchedule {
+  unsigned* ticket = nullptr;
+  unsigned* done_per_row = nullptr;
+};
+
+// Sets up the block's ring: the stages in dynamic shared memory (128-byte swizzled tiles start on
+// 1024-byte boundaries; launch.shared_bytes has the slack) and the barriers, initialised by
+// thread 0 before every thread of the block (of the cluster) goes on.
+__device__ __forceinline__ Ring make_ring() {
+  extern __shared__ unsigned char shared_raw[];
+  unsigned char* shared = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(shared_raw) + 1023) & ~1023ull);
+  __shared__ __align__(8) unsigned long long full[kStages], empty[kStages];
+  __shared__ long long stage_tile[kStages];
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       barrier_init(&full[s], 1);
@@ -238,64 +254,104 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
     kt::hopper::cluster_sync();
   else
     __syncthreads();
-  const RowStatistics statistics(kNorm ? a_load.statistics : nullptr, m, BM);
-  if constexpr (kNorm) statistics.template take_jobs<kThreads>(o.a, k, a_load.epsilon);
+  return Ring{shared, shared + kStages * kATileBytes, full, empty, stage_tile};
+}
 
-  // Tiles are visited per cluster: cluster tile t covers tile rows kClusterM * tm .. + kClusterM - 1
-  // of tile column tn, block `rank` of the cluster taking row kClusterM * tm + rank.
-  const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-  const long long cluster_rows = (tiles_m + kClusterM - 1) / kClusterM;
-  const long long tiles = cluster_rows * tiles_n;
-  const unsigned rank = kClusterM > 1 ? kt::hopper::cluster_rank() : 0;
-  const long long first_tile = blockIdx.x / kClusterM, tile_step = gridDim.x / kClusterM;
+// The tiles of one GEMM, as the producer and the consumers both walk them: tiles are counted
+// per cluster (cluster tile t covers tile rows kClusterM * tm .. + kClusterM - 1 of tile column
+// tn, block `rank` of the cluster taking row kClusterM * tm + rank).
+struct TileWalk {
+  long long tiles_n, cluster_rows, tiles, first, end, step;
+  unsigned rank;
+
+  __device__ __forceinline__ TileWalk(const Operands& o) {
+    const long long tiles_m = (o.m + BM - 1) / BM;
+    tiles_n = (o.n + BN - 1) / BN;
+    cluster_rows = (tiles_m + kClusterM - 1) / kClusterM;
+    tiles = cluster_rows * tiles_n;
+    rank = kClusterM > 1 ? kt::hopper::cluster_rank() : 0;
+    first = o.tile / kClusterM;
+    end = o.tile_step == 0 ? min(first + 1, tiles) : tiles;
+    step = o.tile_step == 0 ? 1 : o.tile_step / kClusterM;
+  }
+  __device__ __forceinline__ void coordinates(long long t, long long& tile_m, long long& tile_n) const {
+    tile_coordinates(t, cluster_rows, tiles_n, rank, tile_m, tile_n);
+  }
+};
+
+// The producer (one thread): loads the slices of every tile of this GEMM into the ring, from
+// `stage` and `phase` on (left where the next GEMM on the ring starts).
+template <class ALoad>
+__device__ __forceinline__ void produce(const Operands& o, const ALoad& a_load, const RowStatistics& statistics,
+                                        const TensorMap& tma_a, const TensorMap& tma_b, TileSchedule schedule,
+                                        const Ring& ring, int& stage, unsigned& phase) {
+  const TileWalk walk(o);
+  int first_slice, end_slice;
+  split_slices(static_cast<int>((o.k + BK - 1) / BK), first_slice, end_slice);
+  const bool ticketed = schedule.ticket != nullptr;
+  const long long end = ticketed ? walk.tiles : walk.end;
+  for (long long t = ticketed ? static_cast<long long>(atomicAdd(schedule.ticket, 1u)) : walk.first; t < end;
+       t = ticketed ? static_cast<long long>(atomicAdd(schedule.ticket, 1u)) : t + walk.step) {
+    long long tile_m, tile_n;
+    walk.coordinates(t, tile_m, tile_n);
+    if constexpr (ALoad::kWaitsForRows)
+      if (tile_m * BM < o.m) a_load.wait_rows(statistics, tile_m);
+    for (int slice = first_slice; slice < end_slice; ++slice) {
+      barrier_wait(&ring.empty[stage], phase ^ 1);  // a fresh barrier counts as released
+      if (slice == first_slice) ring.stage_tile[stage] = t;
+      // The whole B slice arrives here: this block's half and its partner's multicast.
+      barrier_expect_bytes(&ring.full[stage], kATileBytes + kBTileBytes);
+      tma_load(ring.a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(tile_m * BM), &ring.full[stage]);
+      const int b_row = static_cast<int>(tile_n * BN) + static_cast<int>(walk.rank) * kBRowsPerBlock;
+      unsigned char* b_part = ring.b_tiles + stage * kBTileBytes + walk.rank * kBRowsPerBlock * 128;
+      if constexpr (kClusterM == 1)
+        tma_load(b_part, &tma_b, slice * BK, b_row, &ring.full[stage]);
+      else
+        kt::hopper::tma_load_multicast(b_part, &tma_b, slice * BK, b_row, &ring.full[stage], (1u << kClusterM) - 1);
+      advance(stage, phase);
+    }
+  }
+  if (ticketed) {  // no tiles left: a stage with no data that says so
+    barrier_wait(&ring.empty[stage], phase ^ 1);
+    ring.stage_tile[stage] = walk.tiles;
+    barrier_arrive(&ring.full[stage]);
+    advance(stage, phase);
+  }
+}
+
+// The consumer warpgroups: compute every tile of this GEMM from the ring, from `stage` and
+// `phase` on, and store it (or, with split-K, add it into the workspace).
+template <class ALoad, int kEpi>
+__device__ __forceinline__ void consume(const Operands& o, const ALoad& a_load, const RowStatistics& statistics,
+                                        TileSchedule schedule, const Ring& ring, float* __restrict__ workspace,
+                                        int& stage, unsigned& phase) {
+  constexpr bool kNorm = ALoad::kNormalises;
+  const long long m = o.m, n = o.n, k = o.k;
+  const TileWalk walk(o);
   int first_slice, end_slice;
   split_slices(static_cast<int>((k + BK - 1) / BK), first_slice, end_slice);
-  const int warpgroup = threadIdx.x / 128;
-
-  if (warpgroup == 0) {
-#if KT_CONSUMERS > 1
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-#endif
-    if (threadIdx.x == 0) {
-      int stage = 0;
-      unsigned phase = 0;
-      for (long long t = first_tile; t < tiles; t += tile_step) {
-        long long tile_m, tile_n;
-        tile_coordinates(t, cluster_rows, tiles_n, rank, tile_m, tile_n);
-        for (int slice = first_slice; slice < end_slice; ++slice) {
-          barrier_wait(&empty[stage], phase ^ 1);  // a fresh barrier counts as released
-          // The whole B slice arrives here: this block's half and its partner's multicast.
-          barrier_expect_bytes(&full[stage], kATileBytes + kBTileBytes);
-          tma_load(a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(tile_m * BM), &full[stage]);
-          const int b_row = static_cast<int>(tile_n * BN) + static_cast<int>(rank) * kBRowsPerBlock;
-          unsigned char* b_part = b_tiles + stage * kBTileBytes + rank * kBRowsPerBlock * 128;
-          if constexpr (kClusterM == 1)
-            tma_load(b_part, &tma_b, slice * BK, b_row, &full[stage]);
-          else
-            kt::hopper::tma_load_multicast(b_part, &tma_b, slice * BK, b_row, &full[stage], (1u << kClusterM) - 1);
-          advance(stage, phase);
-        }
-      }
-    }
-    if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
-    return;
-  }
-
-#if KT_CONSUMERS > 1
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-#endif
-  const int consumer = warpgroup - 1;
+  const bool ticketed = schedule.ticket != nullptr;
+  const int consumer = threadIdx.x / 128 - 1;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x % 128) / 32;
   const float alpha = o.alpha, beta = o.beta;
   // The LayerNorm of A: this warpgroup's row statistics for the tile being computed.
   __shared__ float row_mean[kNorm ? kConsumers : 1][kNorm ? kRowsPerConsumer : 1];
   __shared__ float row_inv_std[kNorm ? kConsumers : 1][kNorm ? kRowsPerConsumer : 1];
   SliceAffine affine;  // gamma and beta of the next slice to normalise
-  int stage = 0;
-  unsigned phase = 0;
-  for (long long t = first_tile; t < tiles; t += tile_step) {
+  for (long long t = walk.first;; t += walk.step) {
+    if (ticketed) {  // the tile comes with its first slice
+      barrier_wait(&ring.full[stage], phase);
+      t = ring.stage_tile[stage];
+      if (t >= walk.tiles) {  // the producer's "no tiles left": released like a slice, for the next GEMM
+        if (lane == 0) barrier_arrive(&ring.empty[stage]);
+        advance(stage, phase);
+        return;
+      }
+    } else if (t >= walk.end) {
+      return;
+    }
     long long tile_m, tile_n;
-    tile_coordinates(t, cluster_rows, tiles_n, rank, tile_m, tile_n);
+    walk.coordinates(t, tile_m, tile_n);
     float acc[kMTiles][BN / 2];
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i)
@@ -313,18 +369,18 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
       warpgroup_sync(consumer);
       if (first_slice < end_slice) {
         affine = load_affine(a_load, k, first_slice);
-        normalise_stage(a_load, affine, &full[stage], phase,
-                        a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128, row_mean[consumer],
+        normalise_stage(a_load, affine, &ring.full[stage], phase,
+                        ring.a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128, row_mean[consumer],
                         row_inv_std[consumer], k, first_slice, end_slice);
         warpgroup_sync(consumer);
       }
     }
 
     for (int slice = first_slice; slice < end_slice; ++slice) {
-      if constexpr (!kNorm) barrier_wait(&full[stage], phase);  // (normalised slices were waited for)
+      if constexpr (!kNorm) barrier_wait(&ring.full[stage], phase);  // (normalised slices were waited for)
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-      const unsigned char* a_stage = a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128;
-      const unsigned char* b_stage = b_tiles + stage * kBTileBytes;
+      const unsigned char* a_stage = ring.a_tiles + stage * kATileBytes + consumer * kRowsPerConsumer * 128;
+      const unsigned char* b_stage = ring.b_tiles + stage * kBTileBytes;
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
 #pragma unroll
@@ -338,22 +394,22 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
           int next_stage = stage;
           unsigned next_phase = phase;
           advance(next_stage, next_phase);
-          normalise_stage(a_load, affine, &full[next_stage], next_phase,
-                          a_tiles + next_stage * kATileBytes + consumer * kRowsPerConsumer * 128, row_mean[consumer],
-                          row_inv_std[consumer], k, slice + 1, end_slice);
+          normalise_stage(a_load, affine, &ring.full[next_stage], next_phase,
+                          ring.a_tiles + next_stage * kATileBytes + consumer * kRowsPerConsumer * 128,
+                          row_mean[consumer], row_inv_std[consumer], k, slice + 1, end_slice);
         }
       }
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
       if constexpr (kNorm) warpgroup_sync(consumer);  // the next slice is normalised by all
       if (lane == 0) {  // the warp's reads of the stage are done (wait_group is warp-wide)
         if constexpr (kClusterM == 1)
-          barrier_arrive(&empty[stage]);
+          barrier_arrive(&ring.empty[stage]);
         else
           for (unsigned block = 0; block < kClusterM; ++block)
-            if (block == rank)
-              barrier_arrive(&empty[stage]);
+            if (block == walk.rank)
+              barrier_arrive(&ring.empty[stage]);
             else
-              kt::hopper::barrier_arrive_in_block(&empty[stage], block);
+              kt::hopper::barrier_arrive_in_block(&ring.empty[stage], block);
       }
       advance(stage, phase);
     }
@@ -361,9 +417,9 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
     const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
     const long long col_base = tile_n * BN + (lane % 4) * 2;
     if constexpr (kSplitK == 1) {
-      finish_pairs<kStoreD>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
+      finish_pairs<kStoreD, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
     } else {
-      finish_pairs<kAddToWorkspace>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
+      finish_pairs<kAddToWorkspace, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
       __threadfence();  // this block's sums are visible before it is counted
       consumers_sync();
       __shared__ unsigned last_split;
@@ -372,12 +428,46 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
       consumers_sync();
       if (last_split) {
         __threadfence();
-        finish_pairs<kStoreWorkspaceSums>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
+        finish_pairs<kStoreWorkspaceSums, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
         if (threadIdx.x == 128) counters[t] = 0;
       }
     }
+    if (schedule.done_per_row != nullptr) {  // the tile is visible, to TMA too, before it is counted
+      kt::fence_async_proxy_global();
+      __threadfence();
+      consumers_sync();
+      if (threadIdx.x == 128) atomicAdd(schedule.done_per_row + tile_m, 1u);
+    }
   }
-  if constexpr (kNorm) {  // this block waits for no more statistics
+}
+
+// One GEMM by the whole block: warpgroup 0 produces, the others consume (registers moved to
+// them), on a ring of its own. kEpi: the problem's epilogue, or the one a kernel of two GEMMs
+// gives each (ffn).
+template <class ALoad, int kEpi = kEpilogue>
+__device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_load, const TensorMap* tma_a,
+                                           const TensorMap* tma_b, float* __restrict__ workspace,
+                                           TileSchedule schedule = {}) {
+  static_assert(!ALoad::kTakesStatistics || sizeof(T) == 2, "the LayerNorm of A takes fp16 or bf16 slices");
+  const Ring ring = make_ring();
+  const RowStatistics statistics(ALoad::kTakesStatistics ? a_load.statistics : nullptr, o.m, BM);
+  if constexpr (ALoad::kTakesStatistics)
+    statistics.template take_jobs<kThreads>(o.a, o.k, a_load.epsilon, a_load.gamma, a_load.beta, a_load.normalised);
+  int stage = 0;
+  unsigned phase = 0;
+  if (threadIdx.x / 128 == 0) {
+#if KT_CONSUMERS > 1
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+    if (threadIdx.x == 0) produce(o, a_load, statistics, *tma_a, *tma_b, schedule, ring, stage, phase);
+    if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
+    return;
+  }
+#if KT_CONSUMERS > 1
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+  consume<ALoad, kEpi>(o, a_load, statistics, schedule, ring, workspace, stage, phase);
+  if constexpr (ALoad::kTakesStatistics) {  // this block waits for no more statistics
     consumers_sync();
     if (threadIdx.x == 128) statistics.counters.finish_block();
   }

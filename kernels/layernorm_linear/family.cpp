@@ -80,8 +80,11 @@ class LayerNormLinearFamily final : public KernelFamily {
   const CpuKernel* cpu_kernel() const override { return &layernorm_linear_cpu_kernel(); }
   const GpuSource* cuda_source() const override { return &cuda_source_; }
   const VulkanShader* vulkan_shader() const override { return &vulkan_shader_; }
+  // On the wgmma path A is x, or LN(x) at the start of the workspace when normalise = written
+  // (kernels/layernorm_linear/layernorm_linear.cu).
   std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
-    return gemm::wgmma_tensor_maps(problem, config, 0, 3);
+    const bool written = config.has("normalise") && to_string(config.at("normalise")) == "written";
+    return gemm::wgmma_tensor_maps(problem, config, written ? TensorMapSpec::kWorkspace : 0, 3);
   }
 
  private:

@@ -134,8 +134,8 @@ class CudaExecutor final : public GpuExecutor {
       std::vector<CUtensorMap> encoded;
       for (const TensorMapSpec& spec : maps) {
         std::string why;
-        encoded.push_back(encode_tensor_map(spec, pointers.at(static_cast<std::size_t>(spec.tensor)), precision, why));
-        if (!why.empty()) throw std::runtime_error("TMA descriptor of tensor " + std::to_string(spec.tensor) + ": " + why);
+        encoded.push_back(encode_tensor_map(spec, pointers, workspace, precision, why));
+        if (!why.empty()) throw std::runtime_error("TMA descriptor of " + tensor_map_target(spec) + ": " + why);
       }
       std::vector<void*> arguments;
       for (auto& pointer : pointers) arguments.push_back(&pointer);

@@ -8,11 +8,11 @@ import os
 import harness
 
 # Shapes per family (rows=7,cols=1001 for the others). gemm: large enough for persistent variants
-# (more tiles than SMs), k a multiple of 8 for wgmma. flash_attention: both head sizes (each is a
+# (more tiles than SMs), k a multiple of 8 for wgmma; ffn and layernorm_linear likewise. flash_attention: both head sizes (each is a
 # compile-time constant), causal and not, odd lengths and grouped-query heads.
 SHAPES = {"rmsnorm_rope": ["rows=7,heads=3,head_dim=130"], "copy": ["n=1001"], "gemm": ["m=3001,n=2999,k=264"],
           "instance_norm": ["batch=2,channels=3,height=37,width=29"],
-          "layernorm_linear": ["m=3001,n=2999,k=264"], "ffn": ["m=300,k=264,f=520,activation=1"],
+          "layernorm_linear": ["m=3001,n=2999,k=264"], "ffn": ["m=3001,k=264,f=520,activation=1"],
           "flash_attention": ["batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=1000,head_dim=64,causal=0",
                               "batch=1,heads=2,seq_q=1000,seq_kv=77,head_dim=128,causal=1"]}
 

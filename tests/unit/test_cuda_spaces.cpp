@@ -72,6 +72,47 @@ TEST(CudaSpaces, EveryValidConfigLaunchesOnAnH200) {
   EXPECT_GE(spaces, 11);
 }
 
+// Every TMA descriptor a valid config asks for (the wgmma paths of gemm, layernorm_linear, ffn,
+// attention) views memory the launch has: a problem tensor of at least rows x cols elements, or
+// the workspace (ffn's hidden activation, layernorm_linear's written LN(x)) with room for the view
+// from its offset; a 16-byte aligned row (TMA's stride rule) and a box of at most 256 rows.
+TEST(CudaSpaces, TensorMapsViewMemoryTheLaunchHas) {
+  const std::filesystem::path dir = std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces";
+  int workspace_views = 0, views = 0;
+  for (const std::string& name : testing::families_with_sources("cuda")) {
+    const SearchSpace space = SearchSpace::load(dir / (name + ".cuda.json"));
+    const KernelFamily& family = find_family(name);
+    for (const testing::Shape& shape : testing::family_descriptor(name).shapes("launch")) {
+      const Problem problem = family.make_problem(shape, Precision::bf16);
+      SCOPED_TRACE(name + " " + problem.describe());
+      const SpaceContext context = make_context(problem, hopper());
+      const ValidConfigs valid = space.enumerate(context);
+      const std::vector<TensorSpec> tensors = family.tensors(problem);
+      for (std::size_t i = 0; i < valid.size(); ++i) {
+        const Config& config = valid.config(i);
+        for (const TensorMapSpec& map : family.tensor_maps(problem, config)) {
+          ++views;
+          const std::int64_t view_bytes = map.rows * map.cols * element_bytes(problem.precision);
+          EXPECT_EQ(map.cols * element_bytes(problem.precision) % 16, 0) << config.key();
+          EXPECT_LE(map.box_rows, 256) << config.key();
+          if (map.tensor == TensorMapSpec::kWorkspace) {
+            ++workspace_views;
+            EXPECT_EQ(map.workspace_offset % 16, 0) << config.key();
+            EXPECT_LE(map.workspace_offset + view_bytes, geometry(space.launch(config, context), "workspace_bytes", 0))
+                << config.key();
+          } else {
+            ASSERT_GE(map.tensor, 0) << config.key();
+            ASSERT_LT(static_cast<std::size_t>(map.tensor), tensors.size()) << config.key();
+            EXPECT_LE(map.rows * map.cols, tensors[static_cast<std::size_t>(map.tensor)].elements) << config.key();
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(views, 0);
+  EXPECT_GT(workspace_views, 0);  // ffn's H and layernorm_linear's written rows
+}
+
 // The starting points are recorded configs (ci/choose_starting_points.py); a later change of a
 // space's constraints must not leave one unusable: each is valid, on an H200, at one of the shapes
 // and precisions of the family the spaces were recorded at (rows of 1024 to 32768, GEMMs from

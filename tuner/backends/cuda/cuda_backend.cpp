@@ -388,10 +388,10 @@ std::unique_ptr<LoadedVariant> CudaBackend::Impl::load(const KernelFamily& famil
   for (const TensorMapSpec& spec : family.tensor_maps(problem, config)) {
     std::string why;
     loaded->tensor_maps.push_back(
-        encode_tensor_map(spec, loaded->pointers.at(static_cast<std::size_t>(spec.tensor)), problem.precision, why));
+        encode_tensor_map(spec, loaded->pointers, loaded->workspace.pointer, problem.precision, why));
     if (!why.empty()) {
       result.outcome = Outcome::unsupported;
-      result.message = "TMA descriptor of tensor " + std::to_string(spec.tensor) + ": " + why;
+      result.message = "TMA descriptor of " + tensor_map_target(spec) + ": " + why;
       return nullptr;
     }
   }

@@ -47,8 +47,23 @@ void launch_kernel(CUfunction function, const KernelGeometry& geometry, void** a
   KT_CU(cuLaunchKernelEx(&config, function, arguments, nullptr));
 }
 
-CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Precision precision, std::string& why) {
+CUtensorMap encode_tensor_map(const TensorMapSpec& spec, std::span<const CUdeviceptr> tensors, CUdeviceptr workspace,
+                              Precision precision, std::string& why) {
   CUtensorMap map{};
+  CUdeviceptr pointer = 0;
+  if (spec.tensor == TensorMapSpec::kWorkspace) {
+    if (workspace == 0) {
+      why = "it views the workspace, and the variant has none (launch.workspace_bytes)";
+      return map;
+    }
+    pointer = workspace + static_cast<CUdeviceptr>(spec.workspace_offset);
+  } else if (spec.tensor >= 0 && static_cast<std::size_t>(spec.tensor) < tensors.size()) {
+    pointer = tensors[static_cast<std::size_t>(spec.tensor)];
+  } else {
+    why = "tensor " + std::to_string(spec.tensor) + " does not exist (the problem has " +
+          std::to_string(tensors.size()) + ")";
+    return map;
+  }
   // tf32 tensors are floats already rounded on the host; fp8 moves as bytes.
   const CUtensorMapDataType type = precision == Precision::fp16       ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                    : precision == Precision::bf16     ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
@@ -72,5 +87,9 @@ CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Pr
   return map;
 }
 
+std::string tensor_map_target(const TensorMapSpec& spec) {
+  if (spec.tensor == TensorMapSpec::kWorkspace) return "the workspace at byte " + std::to_string(spec.workspace_offset);
+  return "tensor " + std::to_string(spec.tensor);
+}
 
 }  // namespace ktune

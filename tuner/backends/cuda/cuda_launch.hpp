@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 
 #include "kernels/family.hpp"
@@ -29,8 +30,12 @@ struct KernelGeometry {
 // thread-block cluster when cluster_x is above 1. CudaError when the driver refuses.
 void launch_kernel(CUfunction function, const KernelGeometry& geometry, void** arguments, CUstream stream);
 
-// A 2-D row-major tensor map for cp.async.bulk.tensor; `why` says what the driver refused
-// (unaligned row stride, box too large...), empty on success.
-CUtensorMap encode_tensor_map(const TensorMapSpec& spec, CUdeviceptr pointer, Precision precision, std::string& why);
+// A 2-D row-major tensor map for cp.async.bulk.tensor over one of `tensors` (the problem's, in
+// kernel order) or the variant's `workspace` (0 when it has none), as spec says; `why` says what
+// was refused (no workspace, unaligned row stride, box too large...), empty on success.
+CUtensorMap encode_tensor_map(const TensorMapSpec& spec, std::span<const CUdeviceptr> tensors, CUdeviceptr workspace,
+                              Precision precision, std::string& why);
+// What a tensor map views, for messages: "tensor 3" or "the workspace at byte 0".
+std::string tensor_map_target(const TensorMapSpec& spec);
 
 }  // namespace ktune
