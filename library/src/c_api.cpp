@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ktune/kernels.h"
 #include "ktune/kernels.hpp"
 
@@ -17,6 +19,7 @@ namespace {
 namespace kk = ktune::kernels;
 
 thread_local std::string last_error;
+thread_local std::string last_choice;  // what ktune_choose and ktune_use_config hand out
 
 template <class Body>
 int guarded(Body&& body) {
@@ -65,6 +68,41 @@ std::vector<kk::DimArgument> dims_of(const ktune_dim* dims, size_t count) {
   return out;
 }
 
+const char* choice_json(const kk::ConfigChoice& choice, const std::string& family, const ktune_context& context) {
+  last_choice = nlohmann::json{{"family", family},
+                               {"backend", context.backend},
+                               {"device", context.device},
+                               {"source", choice.source},
+                               {"level", choice.level},
+                               {"config", nlohmann::json::parse(choice.config_json)},
+                               {"description", choice.config},
+                               {"measurement_id", choice.measurement_id},
+                               {"tuned_shape", choice.tuned_shape}}
+                    .dump();
+  return last_choice.c_str();
+}
+
+std::string families_as_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const kk::FamilyInfo& family : kk::families()) {
+    nlohmann::json tensors = nlohmann::json::array(), dims = nlohmann::json::array();
+    nlohmann::json precisions = nlohmann::json::array(), backends = nlohmann::json::array();
+    for (const kk::TensorInfo& t : family.tensors)
+      tensors.push_back({{"name", t.name}, {"output", t.is_output}, {"fp32_storage", t.fp32_storage}});
+    for (const kk::DimInfo& d : family.dims)
+      dims.push_back({{"name", d.name}, {"default", d.default_value}, {"min", d.min_value}, {"help", d.help}});
+    for (kk::Precision p : family.precisions) precisions.push_back(std::string(kk::to_string(p)));
+    for (kk::Backend b : family.backends) backends.push_back(std::string(kk::to_string(b)));
+    out.push_back({{"name", family.name},
+                   {"summary", family.summary},
+                   {"tensors", tensors},
+                   {"dims", dims},
+                   {"precisions", precisions},
+                   {"backends", backends}});
+  }
+  return out.dump();
+}
+
 }  // namespace
 
 extern "C" {
@@ -75,6 +113,19 @@ int ktune_context_create(const char* backend, ktune_context** context) {
     *context = nullptr;
     kk::Context made = backend ? kk::Context(backend_named(backend)) : kk::Context();
     auto* handle = new ktune_context{std::move(made), "", ""};
+    handle->backend = std::string(kk::to_string(handle->context.backend()));
+    handle->device = handle->context.device_name();
+    *context = handle;
+  });
+}
+
+int ktune_context_open(const char* backend, int device, ktune_context** context) {
+  return guarded([&] {
+    require(context, "context");
+    require(backend, "backend");
+    *context = nullptr;
+    if (device < 0) throw kk::Error(kk::ErrorCode::bad_argument, "device: " + std::to_string(device) + " is negative");
+    auto* handle = new ktune_context{kk::Context(backend_named(backend), device), "", ""};
     handle->backend = std::string(kk::to_string(handle->context.backend()));
     handle->device = handle->context.device_name();
     *context = handle;
@@ -145,6 +196,37 @@ int ktune_run(ktune_context* context, const char* family, const ktune_tensor* te
       named.push_back({tensors[i].name, tensors[i].data});
     }
     context->context.run(family, named, dims_of(dims, dim_count), precision_named(precision), stream);
+  });
+}
+
+int ktune_choose(ktune_context* context, const char* family, const ktune_dim* dims, size_t dim_count,
+                 const char* precision, const char** json) {
+  return guarded([&] {
+    require(context, "context");
+    require(family, "family");
+    require(json, "json");
+    const kk::ConfigChoice choice = context->context.choose(family, dims_of(dims, dim_count), precision_named(precision));
+    *json = choice_json(choice, family, *context);
+  });
+}
+
+int ktune_use_config(ktune_context* context, const char* family, const ktune_dim* dims, size_t dim_count,
+                     const char* precision, const char* config, const char** json) {
+  return guarded([&] {
+    require(context, "context");
+    require(family, "family");
+    require(config, "config");
+    const kk::ConfigChoice choice =
+        context->context.use_config(family, dims_of(dims, dim_count), precision_named(precision), config);
+    if (json) *json = choice_json(choice, family, *context);
+  });
+}
+
+int ktune_families_json(const char** json) {
+  return guarded([&] {
+    require(json, "json");
+    static const std::string all = families_as_json();
+    *json = all.c_str();
   });
 }
 

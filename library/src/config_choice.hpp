@@ -19,4 +19,10 @@ struct ChosenConfig {
 // run the problem here.
 ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const Problem& problem);
 
+// The caller's config (a JSON object of the space's parameters, as `ktune export` writes them):
+// Error(bad_argument) naming a parameter that is missing, unknown or not one of its values;
+// Error(unsupported) when its constraints fail for this problem or the backend refuses it.
+ChosenConfig given_config(Executor& executor, const KernelFamily& family, const Problem& problem,
+                          std::string_view config_json);
+
 }  // namespace ktune::library

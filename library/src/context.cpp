@@ -42,6 +42,8 @@ struct Context::Impl {
   // What allocate() handed out and release() has not taken back: freed with the context.
   std::set<void*> allocations;
 
+  static std::string key_of(const Problem& problem) { return problem.family + ";" + problem.key(); }
+
   ~Impl() {
     if (!executor) return;
     for (void* memory : allocations) {
@@ -54,13 +56,22 @@ struct Context::Impl {
   }
 
   library::ChosenConfig& choice(const KernelFamily& family, const Problem& problem) {
-    const std::string key = problem.family + ";" + problem.key();
+    const std::string key = key_of(problem);
     std::lock_guard lock(mutex);
     if (auto found = chosen.find(key); found != chosen.end()) return found->second;
     if (!executor->runs(family))
       throw Error(ErrorCode::unsupported, family.name() + " has no " + std::string(to_string(backend)) +
                                               " implementation in this library");
     return chosen.emplace(key, library::choose_config(*executor, family, problem)).first->second;
+  }
+
+  library::ChosenConfig& give(const KernelFamily& family, const Problem& problem, std::string_view config) {
+    if (!executor->runs(family))
+      throw Error(ErrorCode::unsupported, family.name() + " has no " + std::string(to_string(backend)) +
+                                              " implementation in this library");
+    library::ChosenConfig given = library::given_config(*executor, family, problem, config);
+    std::lock_guard lock(mutex);
+    return chosen.insert_or_assign(key_of(problem), std::move(given)).first->second;
   }
 };
 
@@ -204,6 +215,15 @@ ConfigChoice Context::choose(std::string_view family_name, const std::vector<Dim
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
     return impl_->choice(family, problem).choice;
+  });
+}
+
+ConfigChoice Context::use_config(std::string_view family_name, const std::vector<DimArgument>& dims,
+                                 Precision precision, std::string_view config) {
+  return library::guarded([&] {
+    const KernelFamily& family = library::family_named(family_name);
+    const Problem problem = library::problem_of(family, dims, precision);
+    return impl_->give(family, problem, config).choice;
   });
 }
 

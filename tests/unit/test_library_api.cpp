@@ -188,3 +188,35 @@ TEST(LibraryApi, ShapesAFamilyCannotTakeAreTypedErrors) {
 }
 
 }  // namespace
+
+TEST(LibraryApi, UseConfigRunsTheGivenConfigAfterCheckingIt) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"rows", 37}, {"cols", 1001}};
+  const std::string given =
+      R"({"rows_per_task": 4, "stats": "welford", "threads": 2, "unroll": 2, "vector_width": 4})";
+  const kk::ConfigChoice choice = context.use_config("layernorm", dims, kk::Precision::fp32, given);
+  EXPECT_EQ(choice.source, "given");
+  EXPECT_EQ(choice.config, "threads=2 rows_per_task=4 vector_width=4 unroll=2 stats=welford");  // the space's order
+  EXPECT_EQ(choice.config_json, R"({"rows_per_task":4,"stats":"welford","threads":2,"unroll":2,"vector_width":4})");
+  // Later calls take it (choose says so) and still match the reference.
+  EXPECT_EQ(context.choose("layernorm", dims, kk::Precision::fp32).config, choice.config);
+  expect_cpu_call_matches_reference(context, "layernorm", dims, kk::Precision::fp32);
+  // Other shapes and precisions keep the library's own choice.
+  EXPECT_EQ(context.choose("layernorm", dims, kk::Precision::bf16).source, "default");
+
+  auto use = [&](const std::string& config) { context.use_config("layernorm", dims, kk::Precision::fp32, config); };
+  expect_error([&] { use("{"); }, kk::ErrorCode::bad_argument, "not JSON");
+  expect_error([&] { use("[1]"); }, kk::ErrorCode::bad_argument, "JSON object");
+  expect_error([&] { use(R"({"rows_per_task": 4, "stats": "welford", "threads": 2, "unroll": 2})"); },
+               kk::ErrorCode::bad_argument, "'vector_width' is missing");
+  expect_error([&] { use(R"({"rows_per_task": 4, "stats": "welford", "threads": 3, "unroll": 2, "vector_width": 4})"); },
+               kk::ErrorCode::bad_argument, "threads=3 is not one of its values");
+  expect_error(
+      [&] { use(R"({"rows_per_task": 4, "stats": "welford", "threads": 2, "unroll": 2, "vector_width": 4, "x": 1})"); },
+      kk::ErrorCode::bad_argument, "'x' is not a parameter");
+  // Valid values that break a constraint at this shape: 37 rows in tasks of 64 give one task.
+  expect_error([&] { use(R"({"rows_per_task": 64, "stats": "welford", "threads": 2, "unroll": 2, "vector_width": 4})"); },
+               kk::ErrorCode::unsupported, "every_thread_gets_a_task");
+  // A refused config leaves the given one in place.
+  EXPECT_EQ(context.choose("layernorm", dims, kk::Precision::fp32).config, choice.config);
+}

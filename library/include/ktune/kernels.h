@@ -39,6 +39,8 @@ typedef struct {
 
 /* backend: "cuda", "hip", "vulkan", "cpu", or NULL for the first with a device. */
 int ktune_context_create(const char* backend, ktune_context** context);
+/* Device `device` (0, 1, ...) of `backend` (not NULL here). */
+int ktune_context_open(const char* backend, int device, ktune_context** context);
 void ktune_context_destroy(ktune_context* context);
 /* Valid while the context lives. */
 const char* ktune_context_backend(const ktune_context* context);
@@ -55,6 +57,22 @@ int ktune_tensor_bytes(ktune_context* context, const char* family, const char* t
 /* precision: "fp32", "tf32", "fp16", "bf16", "fp8_e4m3". stream: a CUstream or hipStream_t, or NULL. */
 int ktune_run(ktune_context* context, const char* family, const ktune_tensor* tensors, size_t tensor_count,
               const ktune_dim* dims, size_t dim_count, const char* precision, void* stream);
+
+/* The config ktune_run takes for these dims and precision, as JSON: {"source", "level", "config"
+ * (the parameters as a JSON object), "description", "measurement_id", "tuned_shape"}. *json stays
+ * valid until this thread's next call of ktune_choose or ktune_use_config. */
+int ktune_choose(ktune_context* context, const char* family, const ktune_dim* dims, size_t dim_count,
+                 const char* precision, const char** json);
+/* From now on ktune_run takes `config` (a JSON object of the family's parameters, as `ktune export`
+ * writes an entry's "config") for these dims and precision on this context; checked now (see
+ * Context::use_config in kernels.hpp). *json as ktune_choose's, or pass NULL. */
+int ktune_use_config(ktune_context* context, const char* family, const ktune_dim* dims, size_t dim_count,
+                     const char* precision, const char* config, const char** json);
+
+/* Every family of this library as JSON: [{"name", "summary", "tensors": [{"name", "output",
+ * "fp32_storage"}], "dims": [{"name", "default", "min", "help"}], "precisions", "backends"}].
+ * *json stays valid while the library is loaded. */
+int ktune_families_json(const char** json);
 
 /* The message of this thread's last failed call ("" when none). */
 const char* ktune_last_error(void);

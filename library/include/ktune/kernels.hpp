@@ -98,6 +98,7 @@ struct ConfigChoice {
   std::string source;         // "tuned", "default" or "fallback" (the tuned config could not run)
   std::string level;          // which table level answered: device, architecture, vendor, default_config
   std::string config;         // "block_threads=256 vector_bytes=16 ..."
+  std::string config_json;    // the same as a JSON object, the form use_config() takes
   std::int64_t measurement_id;  // of the tuned entry in its database; 0 for none
   std::string tuned_shape;    // "rows=4096 cols=4096" of that entry; empty for none
 };
@@ -156,6 +157,15 @@ class Context {
 
   // The config run() takes for these dims and precision on this device.
   ConfigChoice choose(std::string_view family, const std::vector<DimArgument>& dims, Precision precision);
+
+  // From now on run() takes `config` for these dims and precision on this context, in place of
+  // the compiled tables' choice: a JSON object of the family's parameters for this backend, as
+  // `ktune export` writes an entry's "config" (e.g. a config tuned at run time into a user's
+  // database). Checked now: Error(bad_argument) names a parameter that is missing, unknown or
+  // not one of its values; Error(unsupported) says which constraint fails for this shape or why
+  // the backend refuses it. Returns the choice, with source "given".
+  ConfigChoice use_config(std::string_view family, const std::vector<DimArgument>& dims, Precision precision,
+                          std::string_view config);
 
  private:
   struct Impl;

@@ -1,0 +1,25 @@
+"""ktune's tuned kernels in Python, over the kernel library's C interface (libktune_kernels).
+
+    import torch, ktune
+    y = ktune.rms_norm(x, weight)                  # CPU tensors: ktune's CPU backend; CUDA: its GPU
+    model = ktune.nn.replace_modules(model)        # LayerNorm, MultiheadAttention, ... swapped
+    ktune.autotune(db="~/.cache/ktune/tuned.db")   # tune each new shape on first use, then reuse it
+
+Ops are also registered with torch.library as torch.ops.ktune.* (they work under torch.compile
+and in CUDA graphs). Without PyTorch installed, the library's own interface is still there:
+ktune.Context, ktune.families(), ktune.tune().
+"""
+from ._native import (BackendFailure, BadArgument, Context, KtuneError, NoDevice, Unsupported, families,
+                      library_path, shared_context)
+from .tuning import TuneFailed, autotune, recording, settings, tune, use_database
+
+__version__ = "0.1.0"
+
+try:
+    import torch  # noqa: F401
+except ImportError:  # the ops and modules need PyTorch; the rest does not
+    pass
+else:
+    from . import nn, ops
+    from .ops import (ffn, flash_attention, geglu, instance_norm, layer_norm, layer_norm_linear, linear, rms_norm,
+                      rms_norm_rope, softmax, softmax_dropout, swiglu)

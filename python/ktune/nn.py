@@ -1,0 +1,222 @@
+"""Drop-in modules with PyTorch's constructors and state dicts, running ktune's kernels:
+
+| ktune.nn           | replaces (same parameters, same state-dict keys)                  |
+|--------------------|-------------------------------------------------------------------|
+| RMSNorm            | torch.nn.RMSNorm (eps 1e-6 on the kernel)                          |
+| LayerNorm          | torch.nn.LayerNorm (over the last dim, eps 1e-5 on the kernel)     |
+| FusedAttention     | torch.nn.MultiheadAttention (self- and cross-attention)           |
+| FusedFFN           | Linear -> GELU/SiLU -> Linear (fc1, fc2)                           |
+| FusedInstanceNorm2d| torch.nn.InstanceNorm2d                                            |
+| SwiGLU             | a Llama MLP (gate_proj, up_proj, down_proj)                        |
+
+A setting the kernels do not take (another epsilon, a mask, attention weights asked for,
+dropout while training, running statistics) runs PyTorch's own computation instead, with a
+warning the first time, so a swapped model still computes what it did. `replace_modules(model)`
+swaps every module it can, keeping the weights.
+"""
+import inspect
+import warnings
+
+import torch
+from torch import nn
+
+from . import ops
+
+_warned = set()
+
+
+def _fallback(module, why):
+    key = (type(module).__name__, why)
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(f"ktune.nn.{type(module).__name__}: {why}; running PyTorch's computation instead",
+                      stacklevel=3)
+
+
+def _last_dim(shape):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return shape
+
+
+class RMSNorm(nn.Module):
+    """torch.nn.RMSNorm(normalized_shape, eps=1e-6, elementwise_affine=True). The kernel's epsilon
+    is 1e-6; another value, or eps=None (PyTorch: the dtype's machine epsilon), runs PyTorch's."""
+
+    def __init__(self, normalized_shape, eps=1e-6, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = _last_dim(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = nn.Parameter(torch.ones(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def forward(self, x):
+        weight = self.weight if self.weight is not None else torch.ones(self.normalized_shape, dtype=x.dtype,
+                                                                        device=x.device)
+        if len(self.normalized_shape) != 1:
+            _fallback(self, f"normalized_shape {self.normalized_shape} spans several dims")
+        elif self.eps != ops.RMS_NORM_EPS:
+            _fallback(self, f"eps={self.eps} (the kernel's is {ops.RMS_NORM_EPS})")
+        else:
+            return ops.rms_norm(x, weight)
+        eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        return x * torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + eps) * weight
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LayerNorm(nn.LayerNorm):
+    """torch.nn.LayerNorm, over the last dim on the kernel (eps 1e-5)."""
+
+    def forward(self, x):
+        if len(self.normalized_shape) != 1:
+            _fallback(self, f"normalized_shape {self.normalized_shape} spans several dims")
+        elif self.eps != ops.LAYER_NORM_EPS:
+            _fallback(self, f"eps={self.eps} (the kernel's is {ops.LAYER_NORM_EPS})")
+        else:
+            weight = self.weight if self.weight is not None else torch.ones(self.normalized_shape, dtype=x.dtype,
+                                                                            device=x.device)
+            bias = getattr(self, "bias", None)
+            bias = bias if bias is not None else torch.zeros_like(weight)
+            return ops.layer_norm(x, weight, bias)
+        return super().forward(x)
+
+
+class FusedInstanceNorm2d(nn.InstanceNorm2d):
+    """torch.nn.InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=False,
+    track_running_stats=False) on the kernel; running statistics run PyTorch's."""
+
+    def forward(self, x):
+        if self.track_running_stats:
+            _fallback(self, "track_running_stats=True")
+        elif self.eps != ops.INSTANCE_NORM_EPS:
+            _fallback(self, f"eps={self.eps} (the kernel's is {ops.INSTANCE_NORM_EPS})")
+        elif x.dim() != 4:
+            _fallback(self, f"input of {x.dim()} dims (the kernel takes NCHW)")
+        else:
+            weight = self.weight if self.affine else torch.ones(x.shape[1], dtype=x.dtype, device=x.device)
+            bias = self.bias if self.affine else torch.zeros(x.shape[1], dtype=x.dtype, device=x.device)
+            return ops.instance_norm(x, weight, bias)
+        return super().forward(x)
+
+
+_ACTIVATIONS = {nn.GELU: "gelu", nn.SiLU: "silu"}
+
+
+class FusedFFN(nn.Module):
+    """y = fc2(act(fc1(x))) in one fused kernel (act: "gelu", "gelu_tanh" or "silu"); state dict
+    fc1.weight, fc1.bias, fc2.weight, fc2.bias, as two nn.Linear."""
+
+    def __init__(self, embed_dim, hidden_dim, activation="gelu", bias=True, device=None, dtype=None):
+        super().__init__()
+        if activation not in ops.ACTIVATIONS:
+            raise ValueError(f"ktune.nn.FusedFFN: activation {activation!r} is not one of {sorted(ops.ACTIVATIONS)}")
+        self.activation = activation
+        self.fc1 = nn.Linear(embed_dim, hidden_dim, bias=bias, device=device, dtype=dtype)
+        self.fc2 = nn.Linear(hidden_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+
+    def forward(self, x):
+        b1 = self.fc1.bias if self.fc1.bias is not None else self.fc1.weight.new_zeros(self.fc1.out_features)
+        b2 = self.fc2.bias if self.fc2.bias is not None else self.fc2.weight.new_zeros(self.fc2.out_features)
+        return ops.ffn(x, self.fc1.weight, b1, self.fc2.weight, b2, self.activation)
+
+
+class SwiGLU(nn.Module):
+    """A Llama MLP: down_proj(silu(gate_proj(x)) * up_proj(x)), state dict gate_proj.weight,
+    up_proj.weight, down_proj.weight (and biases with bias=True). The two input projections run as
+    one GEMM and the gating as ktune's fused swiglu."""
+
+    def __init__(self, in_features, hidden_features, out_features=None, bias=False, device=None, dtype=None):
+        super().__init__()
+        out_features = out_features or in_features
+        self.gate_proj = nn.Linear(in_features, hidden_features, bias=bias, device=device, dtype=dtype)
+        self.up_proj = nn.Linear(in_features, hidden_features, bias=bias, device=device, dtype=dtype)
+        self.down_proj = nn.Linear(hidden_features, out_features, bias=bias, device=device, dtype=dtype)
+
+    def forward(self, x):
+        weight = torch.cat((self.gate_proj.weight, self.up_proj.weight))
+        bias = None if self.gate_proj.bias is None else torch.cat((self.gate_proj.bias, self.up_proj.bias))
+        return ops.linear(ops.swiglu(ops.linear(x, weight, bias)), self.down_proj.weight, self.down_proj.bias)
+
+
+class FusedAttention(nn.MultiheadAttention):
+    """torch.nn.MultiheadAttention with the same constructor, state dict and forward signature:
+    the projections on ktune's GEMM and the attention on ktune's flash attention. As in PyTorch's
+    own fast path, pass need_weights=False: attention weights, masks other than is_causal, and
+    dropout while training run PyTorch's computation."""
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        why = None
+        if need_weights:
+            why = "need_weights=True (the fused path returns no attention weights)"
+        elif key_padding_mask is not None or attn_mask is not None:
+            why = "a key_padding_mask or attn_mask"
+        elif self.training and self.dropout > 0:
+            why = f"dropout={self.dropout} while training"
+        elif not self._qkv_same_embed_dim or self.bias_k is not None or self.add_zero_attn:
+            why = "separate kdim/vdim, add_bias_kv or add_zero_attn"
+        elif query.dim() != 3:
+            why = f"an input of {query.dim()} dims (batched inputs are 3-D)"
+        if why:
+            _fallback(self, why)
+            kwargs = dict(key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+                          average_attn_weights=average_attn_weights)
+            if "is_causal" in inspect.signature(nn.MultiheadAttention.forward).parameters:
+                kwargs["is_causal"] = is_causal
+            elif is_causal:
+                raise ValueError("ktune.nn.FusedAttention: is_causal needs a mask in this PyTorch's own path")
+            return super().forward(query, key, value, **kwargs)
+        if not self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        embed, heads = self.embed_dim, self.num_heads
+        w, b = self.in_proj_weight, self.in_proj_bias
+        bias = (lambda i: None) if b is None else (lambda i: b[i * embed:(i + 1) * embed])
+        if query is key and key is value:
+            qkv = ops.linear(query, w, b)
+            q, k, v = qkv.split(embed, dim=-1)
+        else:
+            q = ops.linear(query, w[:embed], bias(0))
+            k = ops.linear(key, w[embed:2 * embed], bias(1))
+            v = ops.linear(value, w[2 * embed:], bias(2))
+
+        def heads_first(t):  # [batch, seq, embed] -> [batch, heads, seq, head_dim]
+            return t.reshape(t.shape[0], t.shape[1], heads, embed // heads).transpose(1, 2).contiguous()
+
+        o = ops.flash_attention(heads_first(q), heads_first(k), heads_first(v), causal=is_causal)
+        o = o.transpose(1, 2).reshape(query.shape[0], query.shape[1], embed)
+        out = ops.linear(o, self.out_proj.weight, self.out_proj.bias)
+        return (out if self.batch_first else out.transpose(0, 1)), None
+
+
+def replace_modules(model):
+    """Swaps, in place, every nn.LayerNorm, nn.RMSNorm, nn.InstanceNorm2d and nn.MultiheadAttention
+    of `model` for its ktune counterpart with the same weights; returns the model."""
+    for name, child in list(model.named_children()):
+        new = None
+        if type(child) is nn.LayerNorm:
+            new = LayerNorm(child.normalized_shape, eps=child.eps, elementwise_affine=child.elementwise_affine)
+        elif type(child).__name__ == "RMSNorm" and type(child).__module__.startswith("torch.nn"):
+            new = RMSNorm(child.normalized_shape, eps=child.eps, elementwise_affine=child.elementwise_affine)
+        elif type(child) is nn.InstanceNorm2d:
+            new = FusedInstanceNorm2d(child.num_features, eps=child.eps, momentum=child.momentum, affine=child.affine,
+                                      track_running_stats=child.track_running_stats)
+        elif type(child) is nn.MultiheadAttention:
+            new = FusedAttention(child.embed_dim, child.num_heads, dropout=child.dropout,
+                                 bias=child.in_proj_bias is not None, add_bias_kv=child.bias_k is not None,
+                                 add_zero_attn=child.add_zero_attn, kdim=child.kdim, vdim=child.vdim,
+                                 batch_first=child.batch_first)
+        if new is not None:
+            first = next(child.parameters(), None)
+            if first is not None:
+                new = new.to(device=first.device, dtype=first.dtype)
+            new.load_state_dict(child.state_dict())
+            new.train(child.training)
+            setattr(model, name, new)
+        else:
+            replace_modules(child)
+    return model

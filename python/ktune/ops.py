@@ -1,0 +1,410 @@
+"""ktune's kernels as PyTorch ops: registered with torch.library under the namespace `ktune`
+(torch.ops.ktune.rms_norm, ...), with a Meta implementation for shape propagation (torch.compile
+traces through them), and functional wrappers (ktune.rms_norm, ...) that add autograd.
+
+The kernels compute the forward pass. The backward of every op is PyTorch recomputing the same
+function from its saved inputs (torch.autograd.grad through the op's PyTorch formula): correct
+gradients, at the cost of PyTorch's speed and memory for the backward.
+
+Constants the kernels fix: RMSNorm's epsilon is 1e-6 (also in rms_norm_rope), LayerNorm's and
+InstanceNorm's 1e-5; softmax_dropout drops with p = 0.1 from a fixed Philox seed (0x5eed), so its
+mask is the same on every call (the library's family has no seed yet).
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from . import _dispatch
+from ._native import BadArgument
+
+RMS_NORM_EPS = 1e-6
+LAYER_NORM_EPS = 1e-5
+INSTANCE_NORM_EPS = 1e-5
+SOFTMAX_DROPOUT_P = 0.1
+# gemm's epilogues (kernels/gemm/family.cpp) and ffn's activations (kernels/ffn/family.cpp).
+_EPILOGUE = {("none", False, False): 0, ("none", False, True): 1, ("none", True, False): 2,
+             ("gelu", True, False): 3, ("silu", True, False): 4, ("none", True, True): 5}
+ACTIVATIONS = {"gelu": 0, "gelu_tanh": 1, "silu": 2}
+
+_library = torch.library.Library("ktune", "DEF")
+# PyTorch 1.x has no autograd fallthrough for meta tensors: an op registered only for Meta fails
+# on them at the AutogradMeta key. Autograd of these ops is handled above the op (_Recomputed).
+_META_NEEDS_AUTOGRAD_KERNEL = int(torch.__version__.split(".")[0]) < 2
+
+
+def _register(schema, kernel, meta):
+    name = schema.split("(")[0]
+    _library.define(schema)
+    _library.impl(name, kernel, "CPU")
+    _library.impl(name, kernel, "CUDA")
+    _library.impl(name, meta, "Meta")
+    if _META_NEEDS_AUTOGRAD_KERNEL:
+        _library.impl(name, meta, "AutogradMeta")
+    return getattr(torch.ops.ktune, name)
+
+
+def _rows_cols(op, x, cols):
+    if x.dim() == 0 or x.shape[-1] != cols:
+        raise BadArgument(f"ktune.{op}: the last dim of x is {tuple(x.shape)[-1:] or 'missing'}, expected {cols}")
+    return x.numel() // cols if cols else 0, cols
+
+
+# --- row families: rmsnorm, layernorm, softmax, softmax_dropout, swiglu, geglu -------------------
+
+def _rms_norm(x, weight):
+    rows, cols = _rows_cols("rms_norm", x, weight.numel())
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _dispatch.run("rms_norm", "rmsnorm", {"x": x, "weight": weight}, {"out": out}, {"rows": rows, "cols": cols})
+    return out
+
+
+def _layer_norm(x, weight, bias):
+    rows, cols = _rows_cols("layer_norm", x, weight.numel())
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _dispatch.run("layer_norm", "layernorm", {"x": x, "gamma": weight, "beta": bias}, {"out": out},
+                  {"rows": rows, "cols": cols})
+    return out
+
+
+def _row_op(op, family):
+    def kernel(x):
+        rows, cols = _rows_cols(op, x, x.shape[-1] if x.dim() else 0)
+        out = torch.empty_like(x, memory_format=torch.contiguous_format)
+        _dispatch.run(op, family, {"x": x}, {"out": out}, {"rows": rows, "cols": cols})
+        return out
+    return kernel
+
+
+def _gated(op, family):
+    def kernel(x):
+        if x.dim() == 0 or x.shape[-1] % 2:
+            raise BadArgument(f"ktune.{op}: the last dim of x must be even (gate and up halves), got {tuple(x.shape)}")
+        cols = x.shape[-1] // 2
+        out = x.new_empty(tuple(x.shape[:-1]) + (cols,))
+        _dispatch.run(op, family, {"x": x}, {"out": out}, {"rows": x.numel() // (2 * cols) if cols else 0, "cols": cols})
+        return out
+    return kernel
+
+
+def _gated_meta(x):
+    return x.new_empty(tuple(x.shape[:-1]) + (x.shape[-1] // 2,))
+
+
+def _like(x, *rest):
+    return torch.empty_like(x)
+
+
+rms_norm_op = _register("rms_norm(Tensor x, Tensor weight) -> Tensor", _rms_norm, _like)
+layer_norm_op = _register("layer_norm(Tensor x, Tensor weight, Tensor bias) -> Tensor", _layer_norm, _like)
+softmax_op = _register("softmax(Tensor x) -> Tensor", _row_op("softmax", "softmax"), _like)
+softmax_dropout_op = _register("softmax_dropout(Tensor x) -> Tensor", _row_op("softmax_dropout", "softmax_dropout"),
+                               _like)
+swiglu_op = _register("swiglu(Tensor x) -> Tensor", _gated("swiglu", "swiglu"), _gated_meta)
+geglu_op = _register("geglu(Tensor x) -> Tensor", _gated("geglu", "geglu"), _gated_meta)
+
+
+# --- rms_norm_rope: QK-norm + NeoX rotary embedding ----------------------------------------------
+
+def _rms_norm_rope(x, weight, cos, sin):
+    if x.dim() < 2:
+        raise BadArgument(f"ktune.rms_norm_rope: x must be [..., heads, head_dim], got {tuple(x.shape)}")
+    heads, head_dim = x.shape[-2], x.shape[-1]
+    rows = x.numel() // (heads * head_dim) if heads * head_dim else 0
+    if head_dim % 2 or weight.numel() != head_dim:
+        raise BadArgument(f"ktune.rms_norm_rope: head_dim {head_dim} must be even and weight must have head_dim "
+                          f"elements (has {weight.numel()})")
+    for name, t in (("cos", cos), ("sin", sin)):
+        if t.numel() != rows * (head_dim // 2):
+            raise BadArgument(f"ktune.rms_norm_rope: {name} must be [rows={rows}, head_dim/2={head_dim // 2}], "
+                              f"got {tuple(t.shape)}")
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _dispatch.run("rms_norm_rope", "rmsnorm_rope", {"x": x, "weight": weight, "cos": cos, "sin": sin}, {"out": out},
+                  {"rows": rows, "heads": heads, "head_dim": head_dim})
+    return out
+
+
+rms_norm_rope_op = _register("rms_norm_rope(Tensor x, Tensor weight, Tensor cos, Tensor sin) -> Tensor",
+                             _rms_norm_rope, _like)
+
+
+# --- linear: gemm with its epilogues ----------------------------------------------------------------
+
+def _linear_out_shape(x, weight):
+    return tuple(x.shape[:-1]) + (weight.shape[0],)
+
+
+def _linear(x, weight, bias, residual, activation):
+    if weight.dim() != 2 or x.dim() == 0 or x.shape[-1] != weight.shape[1]:
+        raise BadArgument(f"ktune.linear: x {tuple(x.shape)} and weight {tuple(weight.shape)} do not match "
+                          "(weight is [out_features, in_features], as nn.Linear's)")
+    n, k = weight.shape
+    m = x.numel() // k if k else 0
+    key = (activation, bias is not None, residual is not None)
+    if key not in _EPILOGUE:
+        raise BadArgument(f"ktune.linear: activation={activation!r} with bias={bias is not None} and "
+                          f"residual={residual is not None} is not an epilogue of ktune's GEMM (activations need a "
+                          "bias; a residual takes no activation)")
+    epilogue = _EPILOGUE[key]
+    out = x.new_empty(_linear_out_shape(x, weight))
+    if residual is not None and residual.shape != out.shape:
+        raise BadArgument(f"ktune.linear: residual {tuple(residual.shape)} must have the output's shape "
+                          f"{tuple(out.shape)}")
+    scalars = torch.ones(2, dtype=x.dtype, device=x.device)  # alpha, beta
+    inputs = {"a": x, "b": weight, "c": residual if residual is not None else scalars[:1],
+              "bias": bias if bias is not None else scalars[:1], "scalars": scalars}
+    _dispatch.run("linear", "gemm", inputs, {"d": out},
+                  {"m": m, "n": n, "k": k, "b_layout": 0, "epilogue": epilogue})
+    return out
+
+
+def _linear_meta(x, weight, bias, residual, activation):
+    return x.new_empty(_linear_out_shape(x, weight))
+
+
+linear_op = _register("linear(Tensor x, Tensor weight, Tensor? bias, Tensor? residual, str activation) -> Tensor",
+                      _linear, _linear_meta)
+
+
+# --- flash attention ----------------------------------------------------------------------------------
+
+def _flash_attention(q, k, v, causal, scale):
+    if q.dim() != 4 or k.dim() != 4 or v.shape != k.shape:
+        raise BadArgument(f"ktune.flash_attention: q, k, v must be [batch, heads, seq, head_dim] with k and v alike; "
+                          f"got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+    batch, heads, seq_q, head_dim = q.shape
+    if k.shape[0] != batch or k.shape[3] != head_dim or heads % k.shape[1]:
+        raise BadArgument(f"ktune.flash_attention: k {tuple(k.shape)} does not fit q {tuple(q.shape)} "
+                          "(same batch and head_dim; kv heads dividing the query heads)")
+    o = torch.empty_like(q, memory_format=torch.contiguous_format)
+    lse = torch.empty((batch, heads, seq_q), dtype=torch.float32, device=q.device)
+    scale_tensor = torch.full((1,), 1.0 / math.sqrt(head_dim) if scale is None else scale,
+                              dtype=torch.float32, device=q.device)
+    _dispatch.run("flash_attention", "flash_attention", {"q": q, "k": k, "v": v}, {"o": o},
+                  {"batch": batch, "heads": heads, "kv_heads": k.shape[1], "seq_q": seq_q, "seq_kv": k.shape[2],
+                   "head_dim": head_dim, "causal": int(bool(causal))},
+                  extra={"lse": lse, "scale": scale_tensor})
+    return o, lse
+
+
+def _flash_attention_meta(q, k, v, causal, scale):
+    return torch.empty_like(q), q.new_empty(q.shape[:3], dtype=torch.float32)
+
+
+flash_attention_op = _register(
+    "flash_attention(Tensor q, Tensor k, Tensor v, bool causal, float? scale) -> (Tensor, Tensor)",
+    _flash_attention, _flash_attention_meta)
+
+
+# --- ffn, layer_norm_linear, instance_norm ------------------------------------------------------------
+
+def _ffn(x, w1, b1, w2, b2, activation):
+    if activation not in ACTIVATIONS:
+        raise BadArgument(f"ktune.ffn: activation {activation!r} is not one of {sorted(ACTIVATIONS)}")
+    f, k = w1.shape
+    if x.shape[-1] != k or tuple(w2.shape) != (k, f) or b1.numel() != f or b2.numel() != k:
+        raise BadArgument(f"ktune.ffn: shapes do not fit: x {tuple(x.shape)}, w1 {tuple(w1.shape)} [ffn, hidden], "
+                          f"b1 {tuple(b1.shape)}, w2 {tuple(w2.shape)} [hidden, ffn], b2 {tuple(b2.shape)}")
+    y = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _dispatch.run("ffn", "ffn", {"x": x, "w1": w1, "b1": b1, "w2": w2, "b2": b2}, {"y": y},
+                  {"m": x.numel() // k if k else 0, "k": k, "f": f, "activation": ACTIVATIONS[activation]})
+    return y
+
+
+ffn_op = _register("ffn(Tensor x, Tensor w1, Tensor b1, Tensor w2, Tensor b2, str activation) -> Tensor", _ffn,
+                   lambda x, *rest: torch.empty_like(x))
+
+
+def _layer_norm_linear(x, gamma, beta, weight, bias):
+    n, k = weight.shape
+    if x.shape[-1] != k or gamma.numel() != k or beta.numel() != k or bias.numel() != n:
+        raise BadArgument(f"ktune.layer_norm_linear: shapes do not fit: x {tuple(x.shape)}, gamma {tuple(gamma.shape)}, "
+                          f"beta {tuple(beta.shape)}, weight {tuple(weight.shape)} [out, in], bias {tuple(bias.shape)}")
+    y = x.new_empty(_linear_out_shape(x, weight))
+    _dispatch.run("layer_norm_linear", "layernorm_linear",
+                  {"x": x, "gamma": gamma, "beta": beta, "w": weight, "bias": bias}, {"y": y},
+                  {"m": x.numel() // k if k else 0, "n": n, "k": k})
+    return y
+
+
+layer_norm_linear_op = _register(
+    "layer_norm_linear(Tensor x, Tensor gamma, Tensor beta, Tensor weight, Tensor bias) -> Tensor",
+    _layer_norm_linear, lambda x, gamma, beta, weight, bias: x.new_empty(_linear_out_shape(x, weight)))
+
+
+def _instance_norm(x, weight, bias):
+    if x.dim() != 4 or weight.numel() != x.shape[1] or bias.numel() != x.shape[1]:
+        raise BadArgument(f"ktune.instance_norm: x must be [batch, channels, height, width] with weight and bias of "
+                          f"channels elements; got {tuple(x.shape)}, {tuple(weight.shape)}, {tuple(bias.shape)}")
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    batch, channels, height, width = x.shape
+    _dispatch.run("instance_norm", "instance_norm", {"x": x, "gamma": weight, "beta": bias}, {"out": out},
+                  {"batch": batch, "channels": channels, "height": height, "width": width})
+    return out
+
+
+instance_norm_op = _register("instance_norm(Tensor x, Tensor weight, Tensor bias) -> Tensor", _instance_norm, _like)
+
+
+# --- PyTorch's formulas: the backward's recomputation, and what the tests compare against -------
+
+def _rotate(x, cos, sin):
+    half = x.shape[-1] // 2
+    shape = x.shape[:-2] + (1, half)
+    cos, sin = cos.reshape(shape), sin.reshape(shape)
+    first, second = x[..., :half], x[..., half:]
+    return torch.cat((first * cos - second * sin, second * cos + first * sin), dim=-1)
+
+
+def _softmax_dropout_mask(x):
+    # The kernels' mask depends only on the element's index: read it off the op itself on ones.
+    uniform = torch.zeros(x.shape, dtype=torch.float32, device=x.device)
+    return (softmax_dropout_op(uniform) != 0).to(x.dtype)
+
+
+REFERENCES = {
+    "rms_norm": lambda x, w: x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + RMS_NORM_EPS).to(x.dtype) * w,
+    "layer_norm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, LAYER_NORM_EPS),
+    "softmax": lambda x: torch.softmax(x, -1),
+    "softmax_dropout": lambda x: torch.softmax(x, -1) * _softmax_dropout_mask(x) / (1 - SOFTMAX_DROPOUT_P),
+    "swiglu": lambda x: F.silu(x[..., : x.shape[-1] // 2]) * x[..., x.shape[-1] // 2:],
+    "geglu": lambda x: F.gelu(x[..., : x.shape[-1] // 2]) * x[..., x.shape[-1] // 2:],
+    "rms_norm_rope": lambda x, w, cos, sin: _rotate(REFERENCES["rms_norm"](x, w), cos, sin),
+    "instance_norm": lambda x, w, b: F.instance_norm(x, weight=w, bias=b, eps=INSTANCE_NORM_EPS),
+    "layer_norm_linear": lambda x, g, b, w, bias: F.linear(F.layer_norm(x, (x.shape[-1],), g, b, LAYER_NORM_EPS), w,
+                                                           bias),
+}
+
+
+def _linear_reference(x, weight, bias, residual, activation):
+    y = F.linear(x, weight, bias)
+    if activation == "gelu":
+        y = F.gelu(y)
+    elif activation == "silu":
+        y = F.silu(y)
+    return y if residual is None else y + residual
+
+
+def _ffn_reference(x, w1, b1, w2, b2, activation):
+    hidden = F.linear(x, w1, b1)
+    hidden = {"gelu": lambda h: F.gelu(h), "gelu_tanh": lambda h: F.gelu(h, approximate="tanh"),
+              "silu": F.silu}[activation](hidden)
+    return F.linear(hidden, w2, b2)
+
+
+def _attention_reference(q, k, v, causal, scale):
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = (q.float() @ k.float().transpose(-1, -2)) * scale
+    if causal:
+        seq_q, seq_kv = q.shape[2], k.shape[2]
+        allowed = torch.ones(seq_q, seq_kv, dtype=torch.bool, device=q.device).tril(seq_kv - seq_q)
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    lse = torch.logsumexp(scores, dim=-1)
+    o = (torch.softmax(scores, dim=-1) @ v.float()).to(q.dtype)
+    return o, lse
+
+
+REFERENCES["linear"] = _linear_reference
+REFERENCES["ffn"] = _ffn_reference
+REFERENCES["flash_attention"] = _attention_reference
+
+
+# --- autograd: the kernel forward, PyTorch's recomputation backward --------------------------------
+
+class _Recomputed(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, name, op, *args):
+        ctx.name = name
+        ctx.is_tensor = [torch.is_tensor(a) for a in args]
+        ctx.constants = [None if t else a for a, t in zip(args, ctx.is_tensor)]
+        ctx.save_for_backward(*[a for a in args if torch.is_tensor(a)])
+        return op(*args)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        saved = iter(ctx.saved_tensors)
+        args = [next(saved).detach().requires_grad_(need) if is_tensor else constant
+                for is_tensor, constant, need in zip(ctx.is_tensor, ctx.constants, ctx.needs_input_grad[2:])]
+        wanted = [a for a, is_tensor in zip(args, ctx.is_tensor) if is_tensor and a.requires_grad]
+        with torch.enable_grad():
+            outputs = REFERENCES[ctx.name](*args)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None and o.requires_grad]
+        computed = iter(torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True)
+                        if pairs and wanted else [None] * len(wanted))
+        return (None, None) + tuple(next(computed) if is_tensor and a.requires_grad else None
+                                    for a, is_tensor in zip(args, ctx.is_tensor))
+
+
+def _call(name, op, *args):
+    if torch.is_grad_enabled() and any(torch.is_tensor(a) and a.requires_grad for a in args):
+        return _Recomputed.apply(name, op, *args)
+    return op(*args)
+
+
+def rms_norm(x, weight):
+    """RMSNorm over the last dim: x / sqrt(mean(x²) + 1e-6) * weight."""
+    return _call("rms_norm", rms_norm_op, x, weight)
+
+
+def layer_norm(x, weight, bias):
+    """LayerNorm over the last dim (biased variance, epsilon 1e-5) with weight and bias."""
+    return _call("layer_norm", layer_norm_op, x, weight, bias)
+
+
+def softmax(x):
+    """Softmax over the last dim."""
+    return _call("softmax", softmax_op, x)
+
+
+def softmax_dropout(x):
+    """Softmax over the last dim, then dropout with p = 0.1 from the kernels' fixed seed (the same
+    mask on every call), scaled by 1/(1 - p)."""
+    return _call("softmax_dropout", softmax_dropout_op, x)
+
+
+def swiglu(x):
+    """silu(gate) * up, gate and up the two halves of the last dim of x."""
+    return _call("swiglu", swiglu_op, x)
+
+
+def geglu(x):
+    """gelu(gate) * up (exact erf GELU), gate and up the two halves of the last dim of x."""
+    return _call("geglu", geglu_op, x)
+
+
+def rms_norm_rope(x, weight, cos, sin):
+    """RMSNorm over each head (x [..., heads, head_dim], epsilon 1e-6) then NeoX rotary embedding with
+    cos and sin [rows, head_dim/2], rows being x's leading dims flattened."""
+    return _call("rms_norm_rope", rms_norm_rope_op, x, weight, cos, sin)
+
+
+def linear(x, weight, bias=None, residual=None, activation="none"):
+    """x·weightᵀ (+ bias) (then gelu or silu) (+ residual), one GEMM with its epilogue; weight is
+    nn.Linear's [out_features, in_features]."""
+    return _call("linear", linear_op, x, weight, bias, residual, activation)
+
+
+def flash_attention(q, k, v, causal=False, scale=None, return_lse=False):
+    """softmax(scale·QKᵀ)V for q [batch, heads, seq_q, head_dim] and k, v [batch, kv_heads, seq_kv,
+    head_dim] (grouped-query when kv_heads < heads); causal is bottom-right aligned as in the
+    library. Returns o, or (o, lse) with lse the fp32 log-sum-exp of each query row."""
+    o, lse = _call("flash_attention", flash_attention_op, q, k, v, bool(causal), scale)
+    return (o, lse) if return_lse else o
+
+
+def ffn(x, w1, b1, w2, b2, activation="gelu"):
+    """act(x·w1ᵀ + b1)·w2ᵀ + b2 in one launch where the backend fuses it (gelu, gelu_tanh or silu)."""
+    return _call("ffn", ffn_op, x, w1, b1, w2, b2, activation)
+
+
+def layer_norm_linear(x, gamma, beta, weight, bias):
+    """LayerNorm(x) (epsilon 1e-5)·weightᵀ + bias, the normalisation fused into the GEMM."""
+    return _call("layer_norm_linear", layer_norm_linear_op, x, gamma, beta, weight, bias)
+
+
+def instance_norm(x, weight, bias):
+    """InstanceNorm2d of NCHW x (epsilon 1e-5) with a per-channel weight and bias."""
+    return _call("instance_norm", instance_norm_op, x, weight, bias)

@@ -1,0 +1,328 @@
+"""The Python package (python/ktune) against PyTorch on the CPU, with Debian's python3-torch:
+
+- every op at odd shapes in fp32 and bf16, against PyTorch's formula evaluated in float64 (relative
+  L2 error under design.md's tolerance for the precision);
+- the ops as torch.library ops (torch.ops.ktune.*) and their Meta shapes, autograd through them;
+- clear errors for bad input;
+- the modules swapped into a small model with the same state dict give the same outputs;
+- tuning from Python: ktune.tune into a database, a later process running the tuned config
+  without tuning, and tuning on first use;
+- `pip install` of the package into a virtual environment, the library inside it.
+
+Run by ctest as: python3 test_torch_package.py --ktune PATH --library LIBKTUNE_KERNELS --source-dir DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import warnings
+
+ARGS = None
+TOLERANCE = {"fp32": 1e-5, "bf16": 1e-2}
+
+
+def setUpModule():
+    global torch, F, nn, ktune, ops
+    try:
+        import torch
+    except ImportError:
+        raise SystemExit(f"{sys.executable} has no torch: install Debian's python3-torch (ci/install-deps --tests)")
+    import torch.nn.functional as F
+    from torch import nn
+    os.environ["KTUNE_LIBRARY"] = ARGS.library
+    os.environ["KTUNE_BIN"] = ARGS.ktune
+    os.environ.pop("KTUNE_DB", None)
+    os.environ.pop("KTUNE_AUTOTUNE", None)
+    sys.path.insert(0, os.path.join(ARGS.source_dir, "python"))
+    import ktune
+    from ktune import ops
+
+
+def relative_l2(got, want):
+    got, want = got.double(), want.double()
+    return float((got - want).norm() / want.norm().clamp_min(1e-300))
+
+
+def random(*shape, dtype, low=-2.0, high=2.0, generator=None):
+    return (torch.rand(*shape, dtype=torch.float64, generator=generator) * (high - low) + low).to(dtype)
+
+
+class Ops(unittest.TestCase):
+    def check(self, name, args, precision, out_index=None):
+        """Runs ktune.<name>(*args) and PyTorch's formula on the same inputs in float64."""
+        got = getattr(ktune, name)(*args, **({"return_lse": True} if name == "flash_attention" else {}))
+        want = ops.REFERENCES[name](*[a.double() if torch.is_tensor(a) else a for a in args])
+        if out_index is not None:
+            got, want = got[out_index], want[out_index]
+        self.assertEqual(got.shape, want.shape, name)
+        self.assertFalse(torch.isnan(got).any(), name)
+        error = relative_l2(got, want)
+        self.assertLess(error, TOLERANCE[precision], f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
+                                                     f"{precision}: relative L2 error {error:.3g}")
+
+    def test_every_op_at_odd_shapes(self):
+        g = torch.Generator().manual_seed(7)
+        for precision, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+            r = lambda *shape, **kw: random(*shape, dtype=dtype, generator=g, **kw)  # noqa: E731
+            with self.subTest(precision=precision):
+                for shape in ((1, 1), (3, 5, 17), (37, 1001)):
+                    cols = shape[-1]
+                    self.check("rms_norm", (r(*shape), r(cols, low=0.5, high=1.5)), precision)
+                    self.check("layer_norm", (r(*shape), r(cols, low=0.5, high=1.5), r(cols)), precision)
+                    self.check("softmax", (r(*shape, low=-8, high=8),), precision)
+                    self.check("softmax_dropout", (r(*shape, low=-8, high=8),), precision)
+                    self.check("swiglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), precision)
+                    self.check("geglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), precision)
+                rows, heads, head_dim = 7, 3, 10
+                angle = torch.arange(rows, dtype=torch.float64)[:, None] * torch.rand(head_dim // 2, generator=g,
+                                                                                        dtype=torch.float64)
+                self.check("rms_norm_rope", (r(rows, heads, head_dim), r(head_dim, low=0.5, high=1.5),
+                                             angle.cos().to(dtype), angle.sin().to(dtype)), precision)
+                x, w, b, res = r(5, 7, 33), r(19, 33, low=-0.3, high=0.3), r(19), r(5, 7, 19)
+                for bias, residual, activation in ((None, None, "none"), (None, res, "none"), (b, None, "none"),
+                                                   (b, None, "gelu"), (b, None, "silu"), (b, res, "none")):
+                    self.check("linear", (x, w, bias, residual, activation), precision)
+                for causal in (False, True):
+                    q, k, v = r(2, 4, 37, 16), r(2, 2, 45, 16), r(2, 2, 45, 16)
+                    self.check("flash_attention", (q, k, v, causal, None), precision, out_index=0)
+                    self.check("flash_attention", (q, k, v, causal, 0.3), precision, out_index=1)
+                for activation in ("gelu", "gelu_tanh", "silu"):
+                    self.check("ffn", (r(9, 24), r(40, 24, low=-0.3, high=0.3), r(40), r(24, 40, low=-0.3, high=0.3),
+                                       r(24), activation), precision)
+                self.check("layer_norm_linear", (r(11, 40, low=0.5, high=2.5), r(40, low=0.5, high=1.5), r(40),
+                                                 r(13, 40, low=-0.3, high=0.3), r(13)), precision)
+                self.check("instance_norm", (r(2, 3, 5, 7), r(3, low=0.5, high=1.5), r(3)), precision)
+
+    def test_softmax_dropout_drops_about_p(self):
+        out = ktune.softmax_dropout(torch.randn(64, 1000))
+        dropped = float((out == 0).double().mean())
+        self.assertGreater(dropped, 0.08)
+        self.assertLess(dropped, 0.12)
+
+    def test_non_contiguous_inputs(self):
+        x = torch.randn(33, 20).t()  # [20, 33], not contiguous
+        w = torch.rand(33) + 0.5
+        self.assertLess(relative_l2(ktune.rms_norm(x, w), ops.REFERENCES["rms_norm"](x.double(), w.double())), 1e-5)
+
+
+class TorchLibrary(unittest.TestCase):
+    def test_registered_ops_and_meta_shapes(self):
+        x, w = torch.randn(4, 6), torch.rand(6) + 0.5
+        self.assertTrue(torch.equal(torch.ops.ktune.rms_norm(x, w), ktune.rms_norm(x, w)))
+        meta = torch.ops.ktune.swiglu(torch.empty(3, 5, 8, device="meta"))
+        self.assertEqual((meta.device.type, tuple(meta.shape)), ("meta", (3, 5, 4)))
+        o, lse = torch.ops.ktune.flash_attention(torch.empty(2, 4, 9, 16, device="meta"),
+                                                 torch.empty(2, 2, 11, 16, device="meta"),
+                                                 torch.empty(2, 2, 11, 16, device="meta"), True, None)
+        self.assertEqual((tuple(o.shape), tuple(lse.shape), lse.dtype), ((2, 4, 9, 16), (2, 4, 9), torch.float32))
+        d = torch.ops.ktune.linear(torch.empty(5, 7, 3, device="meta"), torch.empty(11, 3, device="meta"), None, None,
+                                   "none")
+        self.assertEqual(tuple(d.shape), (5, 7, 11))
+
+    def test_compiled(self):
+        if not hasattr(torch, "compile"):
+            self.skipTest(f"torch {torch.__version__} has no torch.compile")
+        x, w = torch.randn(4, 6), torch.rand(6) + 0.5
+        compiled = torch.compile(lambda a, b: ktune.rms_norm(a, b) * 2)
+        self.assertTrue(torch.allclose(compiled(x, w), ktune.rms_norm(x, w) * 2))
+
+    def test_autograd_matches_pytorch(self):
+        x = torch.randn(5, 12, dtype=torch.float32, requires_grad=True)
+        w = (torch.rand(12) + 0.5).requires_grad_()
+        b = torch.randn(12, requires_grad=True)
+        ktune.layer_norm(x, w, b).pow(2).sum().backward()
+        got = [t.grad.clone() for t in (x, w, b)]
+        for t in (x, w, b):
+            t.grad = None
+        F.layer_norm(x, (12,), w, b, 1e-5).pow(2).sum().backward()
+        for g, t in zip(got, (x, w, b)):
+            self.assertLess(relative_l2(g, t.grad), 1e-5)
+        q = torch.randn(1, 2, 5, 8, requires_grad=True)
+        k = torch.randn(1, 1, 6, 8, requires_grad=True)
+        v = torch.randn(1, 1, 6, 8, requires_grad=True)
+        ktune.flash_attention(q, k, v, causal=True).sum().backward()
+        self.assertEqual([tuple(t.grad.shape) for t in (q, k, v)], [(1, 2, 5, 8), (1, 1, 6, 8), (1, 1, 6, 8)])
+
+
+class Errors(unittest.TestCase):
+    def test_bad_input_names_the_argument(self):
+        with self.assertRaisesRegex(ktune.BadArgument, "last dim of x is"):
+            ktune.rms_norm(torch.randn(3, 5), torch.ones(4))
+        with self.assertRaisesRegex(ValueError, "mix dtypes"):
+            ktune.rms_norm(torch.randn(3, 4), torch.ones(4, dtype=torch.bfloat16))
+        with self.assertRaisesRegex(ktune.BadArgument, "float64 is not supported"):
+            ktune.softmax(torch.randn(3, 4, dtype=torch.float64))
+        with self.assertRaisesRegex(ktune.BadArgument, "activation"):
+            ktune.linear(torch.randn(2, 3), torch.randn(4, 3), None, None, "gelu")
+        with self.assertRaisesRegex(ktune.BadArgument, "must be even"):
+            ktune.swiglu(torch.randn(2, 5))
+        context = ktune.shared_context("cpu")
+        with self.assertRaisesRegex(ktune.BadArgument, "not one of its values"):
+            context.use_config("rmsnorm", {"rows": 8, "cols": 64}, "fp32",
+                               dict(context.choose("rmsnorm", {"rows": 8, "cols": 64}, "fp32")["config"], threads=-3))
+        with self.assertRaisesRegex(ktune.BadArgument, "is not a parameter"):
+            context.use_config("rmsnorm", {"rows": 8, "cols": 64}, "fp32",
+                               dict(context.choose("rmsnorm", {"rows": 8, "cols": 64}, "fp32")["config"], bogus=1))
+        with self.assertRaisesRegex(ktune.NoDevice, "hip"):
+            ktune.Context("hip")
+
+
+class Modules(unittest.TestCase):
+    def test_state_dict_swap_gives_the_same_outputs(self):
+        torch.manual_seed(3)
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = nn.LayerNorm(48)
+                self.attn = nn.MultiheadAttention(48, 4, batch_first=True)
+                self.mlp = nn.Sequential(nn.Linear(48, 96), nn.GELU(), nn.Linear(96, 48))
+
+            def forward(self, x):
+                h = self.norm(x)
+                x = x + self.attn(h, h, h, need_weights=False)[0]
+                return x + self.mlp(x)
+
+        reference = Block().eval()
+        swapped = Block().eval()
+        swapped.load_state_dict(reference.state_dict())
+        ktune.nn.replace_modules(swapped)
+        self.assertIsInstance(swapped.norm, ktune.nn.LayerNorm)
+        self.assertIsInstance(swapped.attn, ktune.nn.FusedAttention)
+        fused = ktune.nn.FusedFFN(48, 96)
+        fused.load_state_dict({"fc1.weight": reference.mlp[0].weight, "fc1.bias": reference.mlp[0].bias,
+                               "fc2.weight": reference.mlp[2].weight, "fc2.bias": reference.mlp[2].bias})
+        swapped.mlp = fused
+        x = torch.randn(2, 13, 48)
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("error")  # the fused paths, no fallback
+            self.assertLess(relative_l2(swapped(x), reference(x)), 1e-5)
+            # Sequence-first, cross-attention and causal, against PyTorch's own module.
+            attn = nn.MultiheadAttention(48, 4).eval()
+            fused_attn = ktune.nn.FusedAttention(48, 4).eval()
+            fused_attn.load_state_dict(attn.state_dict())
+            q, kv = torch.randn(9, 2, 48), torch.randn(11, 2, 48)
+            self.assertLess(relative_l2(fused_attn(q, kv, kv, need_weights=False)[0],
+                                        attn(q, kv, kv, need_weights=False)[0]), 1e-5)
+            mask = torch.ones(9, 9, dtype=torch.bool).triu(1)
+            self.assertLess(relative_l2(fused_attn(q, q, q, need_weights=False, is_causal=True)[0],
+                                        attn(q, q, q, need_weights=False, attn_mask=mask)[0]), 1e-5)
+
+        norm, fused_norm = nn.InstanceNorm2d(5, affine=True), ktune.nn.FusedInstanceNorm2d(5, affine=True)
+        with torch.no_grad():
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.uniform_(-1, 1)
+        fused_norm.load_state_dict(norm.state_dict())
+        image = torch.randn(3, 5, 9, 11)
+        self.assertLess(relative_l2(fused_norm(image), norm(image)), 1e-5)
+
+        llama_mlp = nn.ModuleDict({n: nn.Linear(32, 80 if n != "down_proj" else 32, bias=False)
+                                   for n in ("gate_proj", "up_proj")})
+        llama_mlp["down_proj"] = nn.Linear(80, 32, bias=False)
+        swiglu = ktune.nn.SwiGLU(32, 80)
+        swiglu.load_state_dict(llama_mlp.state_dict())
+        x = torch.randn(6, 32)
+        want = llama_mlp["down_proj"](F.silu(llama_mlp["gate_proj"](x)) * llama_mlp["up_proj"](x))
+        self.assertLess(relative_l2(swiglu(x), want), 1e-5)
+
+        rms = ktune.nn.RMSNorm(32)
+        self.assertEqual(list(rms.state_dict()), ["weight"])
+        self.assertLess(relative_l2(rms(x), x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)), 1e-5)
+
+    def test_settings_the_kernels_lack_fall_back_with_a_warning(self):
+        norm, fused = nn.LayerNorm(16, eps=1e-6), ktune.nn.LayerNorm(16, eps=1e-6)
+        x = torch.randn(4, 16)
+        with self.assertWarnsRegex(UserWarning, "eps=1e-06"):
+            out = fused(x)
+        self.assertLess(relative_l2(out, norm(x)), 1e-6)
+        attn = ktune.nn.FusedAttention(16, 2, batch_first=True)
+        with self.assertWarnsRegex(UserWarning, "need_weights=True"):
+            _, weights = attn(x[None], x[None], x[None])
+        self.assertEqual(tuple(weights.shape), (1, 4, 4))
+
+
+class Tuning(unittest.TestCase):
+    SHAPE = {"rows": 48, "cols": 160}
+
+    def run_python(self, code, env):
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                                env={**os.environ, **env, "PYTHONPATH": os.path.join(ARGS.source_dir, "python")})
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    def test_tune_then_a_later_process_runs_the_tuned_config(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            db = os.path.join(scratch, "tuned.db")
+            choices = ktune.tune(family="rmsnorm", dims=self.SHAPE, precision="fp32", backend="cpu", db=db, seconds=2)
+            self.assertEqual(choices[0]["source"], "given", choices)
+            ktune.use_database(None)
+            later = ("import json, torch, ktune\n"
+                     "x = torch.randn(48, 160); w = torch.rand(160) + 0.5\n"
+                     "y = ktune.rms_norm(x, w)\n"
+                     "assert float((y - ktune.ops.REFERENCES['rms_norm'](x, w)).abs().max()) < 1e-4\n"
+                     "print(json.dumps(ktune.shared_context('cpu').choose('rmsnorm', {'rows': 48, 'cols': 160}, "
+                     "'fp32')))\n")
+            chosen = self.run_python(later, {"KTUNE_DB": db, "KTUNE_BIN": ARGS.ktune})
+            self.assertEqual((chosen["source"], chosen["config"]), ("given", choices[0]["config"]))
+            # Without the database the same process runs the library's own choice.
+            default = self.run_python(later, {"KTUNE_BIN": ARGS.ktune})
+            self.assertNotEqual(default["source"], "given")
+
+    def test_tune_on_first_use(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            db = os.path.join(scratch, "first-use.db")
+            code = ("import json, torch, ktune\n"
+                    "with ktune.recording() as calls:\n"
+                    "    ktune.softmax(torch.randn(40, 96))\n"
+                    "print(json.dumps({'calls': calls, 'choice': ktune.shared_context('cpu').choose('softmax', "
+                    "{'rows': 40, 'cols': 96}, 'fp32')}))\n")
+            first = self.run_python(code, {"KTUNE_DB": db, "KTUNE_AUTOTUNE": "1", "KTUNE_AUTOTUNE_SECONDS": "2",
+                                           "KTUNE_BIN": ARGS.ktune})
+            self.assertEqual(first["calls"], [{"family": "softmax", "backend": "cpu", "dims": {"rows": 40, "cols": 96},
+                                               "precision": "fp32"}])
+            self.assertEqual(first["choice"]["source"], "given")
+            self.assertTrue(os.path.exists(db))
+            # The next process finds the shape tuned: its ktune refuses to tune (export still works).
+            refusing = os.path.join(scratch, "ktune-no-tune")
+            with open(refusing, "w") as f:
+                f.write(f'#!/bin/sh\n[ "$1" = tune ] && {{ echo "tuned again" >&2; exit 9; }}\nexec {ARGS.ktune} "$@"\n')
+            os.chmod(refusing, 0o755)
+            second = self.run_python(code, {"KTUNE_DB": db, "KTUNE_AUTOTUNE": "1", "KTUNE_BIN": refusing})
+            self.assertEqual(second["choice"]["config"], first["choice"]["config"])
+
+
+class PipInstall(unittest.TestCase):
+    def test_pip_install_into_a_virtual_environment(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            # pip builds in the folder it is given: a copy, so the source tree stays clean.
+            package = shutil.copytree(os.path.join(ARGS.source_dir, "python"), os.path.join(scratch, "package"))
+            venv = os.path.join(scratch, "venv")
+            subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
+            python = os.path.join(venv, "bin", "python")
+            env = {k: v for k, v in os.environ.items() if k not in ("KTUNE_LIBRARY", "PYTHONPATH")}
+            result = subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index",
+                                     package], capture_output=True, text=True,
+                                    env={**env, "KTUNE_LIBRARY": ARGS.library}, timeout=600)
+            self.assertEqual(result.returncode, 0, result.stdout[-3000:] + result.stderr[-3000:])
+            check = ("import json, torch, ktune\n"
+                     "y = ktune.softmax(torch.randn(3, 5))\n"
+                     "print(json.dumps({'path': ktune.library_path(), 'sum': float(y.sum())}))\n")
+            result = subprocess.run([python, "-c", check], capture_output=True, text=True, env=env, cwd=scratch,
+                                    timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            out = json.loads(result.stdout)
+            self.assertTrue(out["path"].startswith(venv), out)
+            self.assertAlmostEqual(out["sum"], 3.0, places=5)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ktune", required=True)
+    parser.add_argument("--library", required=True)
+    parser.add_argument("--source-dir", required=True)
+    ARGS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
