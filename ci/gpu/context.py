@@ -83,6 +83,9 @@ class Context:
             subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv"])
         except OSError as e:
             print(f"nvidia-smi: {e}", flush=True)
+        if not os.path.exists(self.ktune):  # a phase that needs only the library (torch)
+            print(f"{self.ktune}: not here; no `ktune devices`", flush=True)
+            return
         ktune.run(self.ktune, ["devices", "--json"], stdout=self.path("devices.json"))
         with open(self.path("devices.json")) as f:
             print("".join(f.readlines()[:40]), end="", flush=True)

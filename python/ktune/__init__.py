@@ -14,6 +14,8 @@ from ._native import (BackendFailure, BadArgument, Context, KtuneError, NoDevice
 from .tuning import TuneFailed, autotune, recording, settings, tune, use_database
 
 __version__ = "0.1.0"
+__all__ = ["BackendFailure", "BadArgument", "Context", "KtuneError", "NoDevice", "Unsupported", "TuneFailed",
+           "families", "library_path", "shared_context", "autotune", "recording", "settings", "tune", "use_database"]
 
 try:
     import torch  # noqa: F401
@@ -23,3 +25,5 @@ else:
     from . import nn, ops
     from .ops import (ffn, flash_attention, geglu, instance_norm, layer_norm, layer_norm_linear, linear, rms_norm,
                       rms_norm_rope, softmax, softmax_dropout, swiglu)
+    __all__ += ["nn", "ops", "ffn", "flash_attention", "geglu", "instance_norm", "layer_norm", "layer_norm_linear",
+                "linear", "rms_norm", "rms_norm_rope", "softmax", "softmax_dropout", "swiglu"]

@@ -22,11 +22,10 @@ import unittest
 import warnings
 
 ARGS = None
-TOLERANCE = {"fp32": 1e-5, "bf16": 1e-2}
 
 
 def setUpModule():
-    global torch, F, nn, ktune, ops
+    global torch, F, nn, ktune, ops, op_cases, relative_l2
     try:
         import torch
     except ImportError:
@@ -40,11 +39,9 @@ def setUpModule():
     sys.path.insert(0, os.path.join(ARGS.source_dir, "python"))
     import ktune
     from ktune import ops
-
-
-def relative_l2(got, want):
-    got, want = got.double(), want.double()
-    return float((got - want).norm() / want.norm().clamp_min(1e-300))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import op_cases
+    from op_cases import relative_l2
 
 
 def random(*shape, dtype, low=-2.0, high=2.0, generator=None):
@@ -52,50 +49,17 @@ def random(*shape, dtype, low=-2.0, high=2.0, generator=None):
 
 
 class Ops(unittest.TestCase):
-    def check(self, name, args, precision, out_index=None):
-        """Runs ktune.<name>(*args) and PyTorch's formula on the same inputs in float64."""
-        got = getattr(ktune, name)(*args, **({"return_lse": True} if name == "flash_attention" else {}))
-        want = ops.REFERENCES[name](*[a.double() if torch.is_tensor(a) else a for a in args])
-        if out_index is not None:
-            got, want = got[out_index], want[out_index]
-        self.assertEqual(got.shape, want.shape, name)
-        self.assertFalse(torch.isnan(got).any(), name)
-        error = relative_l2(got, want)
-        self.assertLess(error, TOLERANCE[precision], f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
-                                                     f"{precision}: relative L2 error {error:.3g}")
-
     def test_every_op_at_odd_shapes(self):
         g = torch.Generator().manual_seed(7)
-        for precision, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
-            r = lambda *shape, **kw: random(*shape, dtype=dtype, generator=g, **kw)  # noqa: E731
+        for precision in ("fp32", "bf16"):
+            dtype = op_cases.DTYPES[precision]
             with self.subTest(precision=precision):
-                for shape in ((1, 1), (3, 5, 17), (37, 1001)):
-                    cols = shape[-1]
-                    self.check("rms_norm", (r(*shape), r(cols, low=0.5, high=1.5)), precision)
-                    self.check("layer_norm", (r(*shape), r(cols, low=0.5, high=1.5), r(cols)), precision)
-                    self.check("softmax", (r(*shape, low=-8, high=8),), precision)
-                    self.check("softmax_dropout", (r(*shape, low=-8, high=8),), precision)
-                    self.check("swiglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), precision)
-                    self.check("geglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), precision)
-                rows, heads, head_dim = 7, 3, 10
-                angle = torch.arange(rows, dtype=torch.float64)[:, None] * torch.rand(head_dim // 2, generator=g,
-                                                                                        dtype=torch.float64)
-                self.check("rms_norm_rope", (r(rows, heads, head_dim), r(head_dim, low=0.5, high=1.5),
-                                             angle.cos().to(dtype), angle.sin().to(dtype)), precision)
-                x, w, b, res = r(5, 7, 33), r(19, 33, low=-0.3, high=0.3), r(19), r(5, 7, 19)
-                for bias, residual, activation in ((None, None, "none"), (None, res, "none"), (b, None, "none"),
-                                                   (b, None, "gelu"), (b, None, "silu"), (b, res, "none")):
-                    self.check("linear", (x, w, bias, residual, activation), precision)
-                for causal in (False, True):
-                    q, k, v = r(2, 4, 37, 16), r(2, 2, 45, 16), r(2, 2, 45, 16)
-                    self.check("flash_attention", (q, k, v, causal, None), precision, out_index=0)
-                    self.check("flash_attention", (q, k, v, causal, 0.3), precision, out_index=1)
-                for activation in ("gelu", "gelu_tanh", "silu"):
-                    self.check("ffn", (r(9, 24), r(40, 24, low=-0.3, high=0.3), r(40), r(24, 40, low=-0.3, high=0.3),
-                                       r(24), activation), precision)
-                self.check("layer_norm_linear", (r(11, 40, low=0.5, high=2.5), r(40, low=0.5, high=1.5), r(40),
-                                                 r(13, 40, low=-0.3, high=0.3), r(13)), precision)
-                self.check("instance_norm", (r(2, 3, 5, 7), r(3, low=0.5, high=1.5), r(3)), precision)
+                for name, args, out_index in op_cases.cases(
+                        op_cases.Sizes(large=False),
+                        lambda *shape, **kw: random(*shape, dtype=dtype, generator=g, **kw),
+                        lambda rows, half: torch.arange(rows, dtype=torch.float64)[:, None] * torch.rand(
+                            half, generator=g, dtype=torch.float64)):
+                    op_cases.check(self, ktune, name, args, precision, out_index)
 
     def test_softmax_dropout_drops_about_p(self):
         out = ktune.softmax_dropout(torch.randn(64, 1000))

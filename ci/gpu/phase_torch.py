@@ -1,0 +1,70 @@
+"""ci/gpu-check torch: the Python package (python/ktune) on the GPU, with the machine's PyTorch and
+the kernel library at $KTUNE_LIBRARY (default build/library-gpu/library/libktune_kernels.so: the
+library built here with CUDA, `cmake -S . -B build/library-gpu -DKTUNE_BUILD_TOOL=OFF
+-DKTUNE_WITH_CUDA=ON -DKTUNE_LIBRARY_CUDA_ARCHS=sm_90a`, carried). First
+tests/python/test_torch_package_gpu.py (every op at odd shapes in three precisions, CUDA graphs,
+a side stream, torch.compile, modules swapped in bf16), then ci/gpu/bench_torch_modules.py
+(each module and a decoder block against PyTorch eager, in a CUDA graph and torch.compile;
+KTUNE_TORCH_QUICK=1 for smaller shapes). Writes torch-test.log, torch.json and torch-table.md."""
+import json
+import os
+import subprocess
+import sys
+
+from .against_pytorch import cell, ratio, us
+
+
+def library(context):
+    return context.environ.get("KTUNE_LIBRARY") or os.path.join(context.root, "build", "library-gpu", "library",
+                                                                "libktune_kernels.so")
+
+
+def table(document):
+    lines = [f"ktune's modules against PyTorch on {document['device']} (torch {document['torch']}), bf16, median us", "",
+             "| case | eager | eager, CUDA graph | torch.compile | ktune | ktune, CUDA graph | best PyTorch / ktune "
+             "(graph vs graph) | relative L2 |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, r in document["results"].items():
+        best = min([r[k] for k in ("eager_ns", "eager_graph_ns", "compiled_ns") if k in r], default=None)
+        lines.append(f"| {name} | {cell(us(r.get('eager_ns')), '.1f')} | {cell(us(r.get('eager_graph_ns')), '.1f')} | "
+                     f"{cell(us(r.get('compiled_ns')), '.1f')} | {cell(us(r.get('ktune_ns')), '.1f')} | "
+                     f"{cell(us(r.get('ktune_graph_ns')), '.1f')} | "
+                     f"{cell(ratio(best, min(r.get('ktune_ns', 1e30), r.get('ktune_graph_ns', 1e30))), '.2f')} | "
+                     f"{cell(r.get('relative_l2'), '.2g')} |")
+    return "\n".join(lines) + "\n"
+
+
+def run(context):
+    lib = library(context)
+    env = {**os.environ, "KTUNE_LIBRARY": lib, "PYTHONPATH": os.path.join(context.root, "python")}
+    print(f"== torch: tests/python/test_torch_package_gpu.py with {lib}", flush=True)
+    test = subprocess.run([sys.executable, os.path.join(context.root, "tests", "python", "test_torch_package_gpu.py"),
+                           "--library", lib, "--source-dir", context.root],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    with open(context.out("torch-test.log"), "w") as f:
+        f.write(test.stdout)
+    print("\n".join(test.stdout.splitlines()[-30:]), flush=True)
+    if test.returncode != 0:
+        context.fail()
+    if context.environ.get("KTUNE_TORCH_BENCH", "1") != "1":
+        return
+    print("== torch: modules and a decoder block against PyTorch", flush=True)
+    args = ["--quick"] if context.environ.get("KTUNE_TORCH_QUICK") == "1" else []
+    bench = subprocess.run([sys.executable, "-m", "ci.gpu.bench_torch_modules", *args], stdout=subprocess.PIPE,
+                           text=True, env=env, cwd=context.root)
+    if bench.returncode != 0:
+        print(f"bench_torch_modules exited {bench.returncode}", flush=True)
+        context.fail()
+        return
+    document = json.loads(bench.stdout)
+    with open(context.out("torch.json"), "w") as f:
+        json.dump(document, f, indent=1)
+    text = table(document)
+    with open(context.out("torch-table.md"), "w") as f:
+        f.write(text)
+    print(text, flush=True)
+
+
+def plan(context):
+    print(f"== torch plan: tests/python/test_torch_package_gpu.py and ci/gpu/bench_torch_modules.py with "
+          f"{library(context)}")

@@ -1,0 +1,75 @@
+"""The odd-shape cases both Python package tests run (test_torch_package.py on the CPU,
+test_torch_package_gpu.py on CUDA), and how a case is judged: ktune's op against PyTorch's
+formula (ktune.ops.REFERENCES) evaluated in float64 on the same inputs, by relative L2 error
+under design.md's tolerance for the precision."""
+import torch
+
+TOLERANCE = {"fp32": 1e-5, "fp16": 1e-3, "bf16": 1e-2}
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def relative_l2(got, want):
+    got, want = got.double(), want.double()
+    return float((got - want).norm() / want.norm().clamp_min(1e-300))
+
+
+class Sizes:
+    """The shapes of one run: `large` adds the widths and head sizes GPU kernels tile."""
+
+    def __init__(self, large):
+        self.rows = ((1, 1), (3, 5, 17), (37, 1001)) + (((5, 4097),) if large else ())
+        self.rope = (7, 3, 64 if large else 10)
+        self.linear = (5, 37, 264, 136) if large else (5, 7, 33, 19)  # batch, rows, in, out
+        self.attention = ((2, 8, 77, 131, (64, 128)) if large else (2, 4, 37, 45, (16,)))
+        self.ffn = (200, 136, 264) if large else (9, 24, 40)  # tokens, hidden, ffn
+        self.image = (2, 3, 37, 41) if large else (2, 3, 5, 7)
+
+
+def cases(sizes, r, angles):
+    """(name, args, out_index) of every op. r(*shape, low=, high=) draws a tensor in the run's
+    precision and device; angles(rows, half) draws RoPE angles in float64."""
+    for shape in sizes.rows:
+        cols = shape[-1]
+        yield "rms_norm", (r(*shape), r(cols, low=0.5, high=1.5)), None
+        yield "layer_norm", (r(*shape), r(cols, low=0.5, high=1.5), r(cols)), None
+        yield "softmax", (r(*shape, low=-8, high=8),), None
+        yield "softmax_dropout", (r(*shape, low=-8, high=8),), None
+        yield "swiglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), None
+        yield "geglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), None
+    rows, heads, head_dim = sizes.rope
+    angle = angles(rows, head_dim // 2)
+    dtype = r(1).dtype
+    yield ("rms_norm_rope", (r(rows, heads, head_dim), r(head_dim, low=0.5, high=1.5), angle.cos().to(dtype),
+                             angle.sin().to(dtype)), None)
+    batch, tokens, k, n = sizes.linear
+    x, w, b, res = r(batch, tokens, k), r(n, k, low=-0.3, high=0.3), r(n), r(batch, tokens, n)
+    for bias, residual, activation in ((None, None, "none"), (None, res, "none"), (b, None, "none"), (b, None, "gelu"),
+                                       (b, None, "silu"), (b, res, "none")):
+        yield "linear", (x, w, bias, residual, activation), None
+    batch, heads, seq_q, seq_kv, head_dims = sizes.attention
+    for causal in (False, True):
+        for head_dim in head_dims:
+            q, k, v = r(batch, heads, seq_q, head_dim), r(batch, 2, seq_kv, head_dim), r(batch, 2, seq_kv, head_dim)
+            yield "flash_attention", (q, k, v, causal, None), 0
+            yield "flash_attention", (q, k, v, causal, 0.3), 1
+    tokens, hidden, ffn = sizes.ffn
+    for activation in ("gelu", "gelu_tanh", "silu"):
+        yield ("ffn", (r(tokens, hidden), r(ffn, hidden, low=-0.3, high=0.3), r(ffn), r(hidden, ffn, low=-0.3, high=0.3),
+                       r(hidden), activation), None)
+    yield ("layer_norm_linear", (r(tokens, ffn, low=0.5, high=2.5), r(ffn, low=0.5, high=1.5), r(ffn),
+                                 r(hidden, ffn, low=-0.3, high=0.3), r(hidden)), None)
+    image = sizes.image
+    yield "instance_norm", (r(*image), r(image[1], low=0.5, high=1.5), r(image[1])), None
+
+
+def check(test, ktune, name, args, precision, out_index=None, device="cpu"):
+    """ktune.<name>(*args) against PyTorch's formula in float64 on the same inputs."""
+    got = getattr(ktune, name)(*args, **({"return_lse": True} if name == "flash_attention" else {}))
+    want = ktune.ops.REFERENCES[name](*[a.double() if torch.is_tensor(a) else a for a in args])
+    if out_index is not None:
+        got, want = got[out_index], want[out_index]
+    test.assertEqual((got.shape, got.device.type), (want.shape, device), name)
+    test.assertFalse(torch.isnan(got).any(), name)
+    error = relative_l2(got, want)
+    test.assertLess(error, TOLERANCE[precision], f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
+                                                 f"{precision}: relative L2 error {error:.3g}")

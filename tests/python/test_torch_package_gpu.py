@@ -1,0 +1,132 @@
+"""The Python package on a CUDA GPU (skipped without one), with the PyTorch of the machine:
+
+- every op at odd shapes on CUDA tensors in fp32, fp16 and bf16 against PyTorch's formula in
+  float64 (relative L2 error under design.md's tolerance for the precision);
+- the ops captured in a CUDA graph and replayed on new inputs, and launched on a side stream;
+- torch.compile(fullgraph=True) through the registered ops (PyTorch 2.1 and later);
+- a transformer block's modules swapped with its state dict, in bf16.
+
+Run as: python3 test_torch_package_gpu.py --library LIBKTUNE_KERNELS(with CUDA) --source-dir DIR
+"""
+import argparse
+import os
+import sys
+import unittest
+import warnings
+
+ARGS = None
+
+
+def setUpModule():
+    global torch, nn, ktune, ops, op_cases, relative_l2
+    import torch
+    from torch import nn
+    if not torch.cuda.is_available():
+        raise unittest.SkipTest("no CUDA device")
+    os.environ["KTUNE_LIBRARY"] = ARGS.library
+    sys.path.insert(0, os.path.join(ARGS.source_dir, "python"))
+    import ktune
+    from ktune import ops
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import op_cases
+    from op_cases import relative_l2
+
+
+def random(*shape, dtype, low=-2.0, high=2.0):
+    return (torch.rand(*shape, dtype=torch.float64, device="cuda") * (high - low) + low).to(dtype)
+
+
+class CudaOps(unittest.TestCase):
+    def test_every_op_at_odd_shapes(self):
+        torch.manual_seed(11)
+        for precision in ("fp32", "fp16", "bf16"):
+            dtype = op_cases.DTYPES[precision]
+            with self.subTest(precision=precision):
+                for name, args, out_index in op_cases.cases(
+                        op_cases.Sizes(large=True), lambda *shape, **kw: random(*shape, dtype=dtype, **kw),
+                        lambda rows, half: torch.arange(rows, dtype=torch.float64, device="cuda")[:, None] * torch.rand(
+                            half, dtype=torch.float64, device="cuda")):
+                    op_cases.check(self, ktune, name, args, precision, out_index, device="cuda")
+
+
+class CudaGraphsStreamsCompile(unittest.TestCase):
+    def block(self, x, w, gamma, beta, q, k, v):
+        h = ktune.linear(ktune.layer_norm(x, gamma, beta), w, activation="none")
+        return ktune.rms_norm(h, gamma[: h.shape[-1]]), ktune.flash_attention(q, k, v, causal=True)
+
+    def inputs(self):
+        r = lambda *shape, **kw: random(*shape, dtype=torch.bfloat16, **kw)  # noqa: E731
+        return (r(64, 256), r(256, 256, low=-0.1, high=0.1), r(256, low=0.5, high=1.5), r(256),
+                r(1, 8, 100, 64), r(1, 8, 100, 64), r(1, 8, 100, 64))
+
+    def test_captured_in_a_cuda_graph_and_replayed_on_new_inputs(self):
+        static = self.inputs()
+        eager = self.block(*static)  # warm-up: each shape's config chosen and its module loaded
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            self.block(*static)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            captured = self.block(*static)
+        fresh = self.inputs()
+        for buffer, value in zip(static, fresh):
+            buffer.copy_(value)
+        graph.replay()
+        torch.cuda.synchronize()
+        want = self.block(*fresh)
+        for got, expected in zip(captured, want):  # split-K configs may add in another order
+            self.assertLess(relative_l2(got, expected), 1e-3)
+        self.assertGreater(relative_l2(captured[0], eager[0]), 1e-2)  # the replay used the new inputs
+
+    def test_a_side_stream_orders_with_pytorchs_work(self):
+        x = random(4096, 4096, dtype=torch.bfloat16)
+        w = random(4096, dtype=torch.bfloat16, low=0.5, high=1.5)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            y = ktune.rms_norm(x * 2, w)  # the multiply and the kernel both on `side`
+        torch.cuda.current_stream().wait_stream(side)
+        self.assertLess(relative_l2(y, ops.REFERENCES["rms_norm"]((x * 2).double(), w.double())), 1e-2)
+
+    def test_torch_compile_through_the_ops(self):
+        if not hasattr(torch, "compile") or tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 1):
+            self.skipTest(f"torch {torch.__version__}")
+        static = self.inputs()
+        compiled = torch.compile(self.block, fullgraph=True)
+        for got, want in zip(compiled(*static), self.block(*static)):
+            self.assertLess(relative_l2(got, want), 1e-3)
+
+
+class CudaModules(unittest.TestCase):
+    def test_state_dict_swap_in_bf16(self):
+        torch.manual_seed(5)
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = nn.LayerNorm(256)
+                self.attn = nn.MultiheadAttention(256, 4, batch_first=True)
+
+            def forward(self, x):
+                h = self.norm(x)
+                return x + self.attn(h, h, h, need_weights=False, is_causal=False)[0]
+
+        reference = Block().cuda().to(torch.bfloat16).eval()
+        swapped = Block().cuda().to(torch.bfloat16).eval()
+        swapped.load_state_dict(reference.state_dict())
+        ktune.nn.replace_modules(swapped)
+        self.assertIsInstance(swapped.attn, ktune.nn.FusedAttention)
+        x = torch.randn(3, 77, 256, device="cuda", dtype=torch.bfloat16)
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            self.assertLess(relative_l2(swapped(x), reference.float()(x.float())), 1e-2)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--library", required=True)
+    parser.add_argument("--source-dir", required=True)
+    ARGS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
