@@ -109,6 +109,14 @@ TEST(LibraryApi, FfnTakesItsActivation) {
   }
 }
 
+TEST(LibraryApi, PagedAttentionTakesItsCacheAndTable) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"batch", 3}, {"heads", 8},      {"kv_heads", 2},
+                                          {"head_dim", 64}, {"page_size", 16}, {"seq_kv", 301}};
+  for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
+    expect_cpu_call_matches_reference(context, "paged_attention", dims, precision, "o");
+}
+
 // The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
 // with an epilogue and B as [k, n] (option dims given; bias and beta's C read), verified.
 TEST(LibraryApi, TypedFunctionsCallTheFamilies) {

@@ -1,0 +1,223 @@
+// Paged decode attention on CUDA and HIP (kernels/paged_attention/paged_attention.hpp has the
+// problem). Portable SIMT: any NVIDIA or AMD GPU, fp32/fp16/bf16.
+//
+// A block serves KT_HEADS_PER_BLOCK query heads of one kv head of one sequence (a part of the
+// grouped-query group, so each key and value row it reads serves that many heads) over one of
+// gridDim.y splits of the sequence's tokens. Its threads form groups of KT_LANES_PER_TOKEN lanes;
+// a group takes one cached token at a time (its page from the block table), each lane a slice of
+// head_dim / KT_LANES_PER_TOKEN elements of the key and value rows, so a group reads whole rows
+// in wide loads; KT_UNROLL tokens per group are loaded before they are used. Each group keeps an
+// online softmax per head (maximum, sum, output slice in registers); the groups of a warp are
+// combined with shuffles, the warps through shared memory.
+//
+// With one split the block writes o and lse. With several it writes its partial result to the
+// workspace; the last block of a head group to finish (a counter per head group, reset by that
+// block) merges the splits and writes o and lse. head_dim and page_size are compile-time
+// (KT_DIM_*); every other dim, the lengths and the table are read at run time.
+#include "kernels/common/cuda_common.cuh"
+
+namespace kt::paged {
+
+using T = KT_T;
+constexpr int D = KT_DIM_HEAD_DIM, PAGE = KT_DIM_PAGE_SIZE;
+constexpr int HEADS = KT_HEADS_PER_BLOCK, LANES = KT_LANES_PER_TOKEN, WARPS = KT_WARPS, UNROLL = KT_UNROLL;
+constexpr int SLICE = D / LANES;                                    // elements of a row per lane
+constexpr int VEC = SLICE * int(sizeof(T)) >= 16 ? 16 / int(sizeof(T)) : SLICE;  // elements per load
+constexpr int GROUPS_PER_WARP = 32 / LANES, GROUPS = WARPS * GROUPS_PER_WARP;
+constexpr float kLog2e = 1.4426950408889634f, kLn2 = 0.69314718055994531f;
+
+// -inf, the maximum of no scores (NVRTC has no <cmath> INFINITY).
+__device__ __forceinline__ float minus_infinity() { return __int_as_float(0xff800000); }
+static_assert(D % LANES == 0 && SLICE % VEC == 0, "head_dim must split into whole loads over the lanes of a token");
+
+// The online softmax of HEADS query heads over the tokens one group (or, merged, a block) saw.
+struct State {
+  float max[HEADS], sum[HEADS], acc[HEADS][SLICE];
+
+  __device__ __forceinline__ void clear() {
+#pragma unroll
+    for (int h = 0; h < HEADS; ++h) {
+      max[h] = minus_infinity();
+      sum[h] = 0.0f;
+#pragma unroll
+      for (int e = 0; e < SLICE; ++e) acc[h][e] = 0.0f;
+    }
+  }
+  // Adds another state's head h (its maximum m, sum s, slice a) rescaled to the common maximum.
+  __device__ __forceinline__ void absorb(int h, float m, float s, const float (&a)[SLICE]) {
+    const float common = fmaxf(max[h], m);
+    if (common == minus_infinity()) return;  // neither has seen a token
+    const float mine = exp2f(max[h] - common), theirs = exp2f(m - common);
+    max[h] = common;
+    sum[h] = sum[h] * mine + s * theirs;
+#pragma unroll
+    for (int e = 0; e < SLICE; ++e) acc[h][e] = acc[h][e] * mine + a[e] * theirs;
+  }
+};
+
+__device__ __forceinline__ void load_slice(const T* row, float (&out)[SLICE]) {
+#pragma unroll
+  for (int e = 0; e < SLICE; e += VEC) {
+    float part[VEC];
+    load_floats<T, VEC>(row + e, part);
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) out[e + i] = part[i];
+  }
+}
+
+}  // namespace kt::paged
+
+extern "C" __global__ void __launch_bounds__(KT_WARPS * 32)
+paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_cache, const KT_T* __restrict__ v_cache,
+                       const int* __restrict__ block_table, const int* __restrict__ seq_lens,
+                       const float* __restrict__ scale_in, KT_T* __restrict__ o, float* __restrict__ lse,
+                       long long batch, long long heads, long long kv_heads_dim, long long head_dim, long long page_size,
+                       long long seq_kv, float* __restrict__ workspace) {
+  using namespace kt::paged;
+  (void)batch, (void)head_dim, (void)page_size;
+  const long long kv_heads = kv_heads_dim == 0 ? heads : kv_heads_dim;
+  const long long group = heads / kv_heads, max_pages = (seq_kv + PAGE - 1) / PAGE;
+  const long long head0 = (long long)blockIdx.x * HEADS;  // the block's first query head, of all heads of the batch
+  const long long b = head0 / heads, h0 = head0 % heads, kvh = h0 / group;
+  const int splits = gridDim.y, split = blockIdx.y;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int part = lane % LANES, token_group = warp * GROUPS_PER_WARP + lane / LANES;
+
+  const long long len = seq_lens[b], chunk = (len + splits - 1) / splits;
+  const long long first = min(len, split * chunk), last = min(len, first + chunk);
+
+  // This lane's slice of each head's query, scaled so that exp2 gives the softmax.
+  const float scale_log2 = scale_in[0] * kLog2e;
+  float query[HEADS][SLICE];
+#pragma unroll
+  for (int h = 0; h < HEADS; ++h) {
+    load_slice(q + (head0 + h) * D + part * SLICE, query[h]);
+#pragma unroll
+    for (int e = 0; e < SLICE; ++e) query[h][e] *= scale_log2;
+  }
+
+  State state;
+  state.clear();
+  const int* table = block_table + b * max_pages;
+  const long long row_stride = kv_heads * D;  // elements from one token's row to the next
+  for (long long t0 = first + token_group; t0 < last; t0 += (long long)GROUPS * UNROLL) {
+    float keys[UNROLL][SLICE], values[UNROLL][SLICE];
+    bool present[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {  // every load of the UNROLL tokens in flight first
+      const long long t = t0 + (long long)u * GROUPS;
+      present[u] = t < last;
+      if (present[u]) {
+        const long long row = ((long long)table[t / PAGE] * PAGE + t % PAGE) * row_stride + kvh * D + part * SLICE;
+        load_slice(k_cache + row, keys[u]);
+        load_slice(v_cache + row, values[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if (!present[u]) continue;
+#pragma unroll
+      for (int h = 0; h < HEADS; ++h) {
+        float dot = 0.0f;
+#pragma unroll
+        for (int e = 0; e < SLICE; ++e) dot = fmaf(query[h][e], keys[u][e], dot);
+        dot = kt::group_sum<LANES>(dot);
+        const float common = fmaxf(state.max[h], dot);
+        const float rescale = exp2f(state.max[h] - common), p = exp2f(dot - common);
+        state.max[h] = common;
+        state.sum[h] = state.sum[h] * rescale + p;
+#pragma unroll
+        for (int e = 0; e < SLICE; ++e) state.acc[h][e] = fmaf(state.acc[h][e], rescale, p * values[u][e]);
+      }
+    }
+  }
+
+  // The groups of a warp: lanes holding the same slice in other groups, by shuffles.
+#pragma unroll
+  for (int offset = LANES; offset < 32; offset *= 2) {
+#pragma unroll
+    for (int h = 0; h < HEADS; ++h) {
+      float other[SLICE];
+#pragma unroll
+      for (int e = 0; e < SLICE; ++e) other[e] = kt::shfl_xor(state.acc[h][e], offset);
+      const float m = kt::shfl_xor(state.max[h], offset), s = kt::shfl_xor(state.sum[h], offset);
+      state.absorb(h, m, s, other);
+    }
+  }
+
+  // The warps, through shared memory: [WARPS][HEADS][D + 2] (the slice, then maximum and sum).
+  extern __shared__ float shared[];
+  constexpr int kStride = D + 2;
+  if (lane < LANES) {
+#pragma unroll
+    for (int h = 0; h < HEADS; ++h) {
+      float* slot = shared + (warp * HEADS + h) * kStride;
+#pragma unroll
+      for (int e = 0; e < SLICE; ++e) slot[part * SLICE + e] = state.acc[h][e];
+      if (part == 0) {
+        slot[D] = state.max[h];
+        slot[D + 1] = state.sum[h];
+      }
+    }
+  }
+  __syncthreads();
+  // Each thread merges whole (head, element) columns over the warps; the maximum and sum of a
+  // head come along with each of its elements.
+  const bool several = splits > 1;
+  float* partial = workspace + ((long long)blockIdx.x * splits + split) * HEADS * kStride;
+  for (int i = threadIdx.x; i < HEADS * D; i += WARPS * 32) {
+    const int h = i / D, e = i % D;
+    float m = minus_infinity(), s = 0.0f, a = 0.0f;
+    for (int w = 0; w < WARPS; ++w) {
+      const float* slot = shared + (w * HEADS + h) * kStride;
+      const float wm = slot[D];
+      const float common = fmaxf(m, wm);
+      if (common == minus_infinity()) continue;
+      const float mine = exp2f(m - common), theirs = exp2f(wm - common);
+      s = s * mine + slot[D + 1] * theirs;
+      a = a * mine + slot[e] * theirs;
+      m = common;
+    }
+    if (several) {
+      partial[h * kStride + e] = a;
+      if (e == 0) {
+        partial[h * kStride + D] = m;
+        partial[h * kStride + D + 1] = s;
+      }
+    } else {
+      o[(head0 + h) * D + e] = kt::from_float<T>(a / s);
+      if (e == 0) lse[head0 + h] = (m + log2f(s)) * kLn2;
+    }
+  }
+  if (!several) return;
+
+  // The last block of this head group to finish merges the splits.
+  int* counters = reinterpret_cast<int*>(workspace + (long long)gridDim.x * splits * HEADS * kStride);
+  __shared__ bool last_block;
+  __threadfence();  // this block's partial is visible before its arrival is counted
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last_block = atomicAdd(counters + blockIdx.x, 1) == splits - 1;
+    if (last_block) counters[blockIdx.x] = 0;  // ready for the next launch
+  }
+  __syncthreads();
+  if (!last_block) return;
+  __threadfence();
+  const float* partials = workspace + (long long)blockIdx.x * splits * HEADS * kStride;
+  for (int i = threadIdx.x; i < HEADS * D; i += WARPS * 32) {
+    const int h = i / D, e = i % D;
+    float m = minus_infinity(), s = 0.0f, a = 0.0f;
+    for (int sp = 0; sp < splits; ++sp) {
+      const volatile float* p = partials + (sp * HEADS + h) * kStride;  // written by other blocks
+      const float pm = p[D];
+      const float common = fmaxf(m, pm);
+      if (common == minus_infinity()) continue;  // a split past the sequence's end
+      const float mine = exp2f(m - common), theirs = exp2f(pm - common);
+      s = s * mine + p[D + 1] * theirs;
+      a = a * mine + p[e] * theirs;
+      m = common;
+    }
+    o[(head0 + h) * D + e] = kt::from_float<T>(a / s);
+    if (e == 0) lse[head0 + h] = (m + log2f(s)) * kLn2;
+  }
+}
