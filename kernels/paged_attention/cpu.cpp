@@ -64,7 +64,9 @@ class PagedAttentionRun {
   // Tokens [first, last) of kv head `bkv` (= batch * kv_heads + kv head) for the split.
   void split(std::int64_t bkv, std::int64_t which, std::vector<float>& scratch) {
     const std::int64_t D = s_.head_dim, G = s_.group(), b = bkv / s_.kv_heads, kvh = bkv % s_.kv_heads;
-    const std::int64_t len = lens_[b], chunk = (len + t_.splits - 1) / t_.splits;
+    // As the GPU kernel: a length past the table's pages is clamped to them.
+    const std::int64_t len = std::min<std::int64_t>(lens_[b], s_.max_pages() * s_.page_size);
+    const std::int64_t chunk = (len + t_.splits - 1) / t_.splits;
     const std::int64_t first = std::min(len, which * chunk), last = std::min(len, first + chunk);
     scratch.resize(static_cast<std::size_t>(G * D + G * t_.block_kv + 2 * t_.block_kv * D));
     float* q = scratch.data();          // [G][D], scaled so exp2 gives the softmax
@@ -128,8 +130,10 @@ class PagedAttentionRun {
       const float* acc = accumulator(b, h, i);
       for (std::int64_t d = 0; d < D; ++d) out[static_cast<std::size_t>(d)] += acc[d] * weight;
     }
-    for (std::int64_t d = 0; d < D; ++d) o_[bh * D + d] = cpu::from_float<T>(out[static_cast<std::size_t>(d)] / sum);
-    lse_[bh] = (max + std::log2(sum)) * 0.69314718055994531f;
+    // A sequence of no tokens: o = 0, lse = -inf.
+    for (std::int64_t d = 0; d < D; ++d)
+      o_[bh * D + d] = cpu::from_float<T>(sum > 0 ? out[static_cast<std::size_t>(d)] / sum : 0.0f);
+    lse_[bh] = sum > 0 ? (max + std::log2(sum)) * 0.69314718055994531f : -std::numeric_limits<float>::infinity();
   }
 
   Partial& partial(std::int64_t b, std::int64_t h, std::int64_t split) {

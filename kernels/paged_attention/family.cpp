@@ -141,8 +141,8 @@ class PagedAttentionFamily final : public KernelFamily {
           const double* v_row = cached(v, t);
           for (std::int64_t d = 0; d < D; ++d) o_row[d] += p * v_row[d];
         }
-        for (std::int64_t d = 0; d < D; ++d) o_row[d] /= sum;
-        lse[static_cast<std::size_t>(b * s.heads + h)] = max + std::log(sum);
+        for (std::int64_t d = 0; d < D; ++d) o_row[d] = sum > 0 ? o_row[d] / sum : 0.0;  // no tokens: o = 0
+        lse[static_cast<std::size_t>(b * s.heads + h)] = max + std::log(sum);  // -inf for no tokens
       }
     }
   }

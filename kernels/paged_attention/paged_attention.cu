@@ -83,7 +83,8 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int part = lane % LANES, token_group = warp * GROUPS_PER_WARP + lane / LANES;
 
-  const long long len = seq_lens[b], chunk = (len + splits - 1) / splits;
+  // A length past the table's pages is clamped to them; a sequence of no tokens gets o = 0.
+  const long long len = min((long long)seq_lens[b], max_pages * PAGE), chunk = (len + splits - 1) / splits;
   const long long first = min(len, split * chunk), last = min(len, first + chunk);
 
   // This lane's slice of each head's query, scaled so that exp2 gives the softmax.
@@ -100,28 +101,33 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
   state.clear();
   const int* table = block_table + b * max_pages;
   const long long row_stride = kv_heads * D;  // elements from one token's row to the next
-  for (long long t0 = first + token_group; t0 < last; t0 += (long long)GROUPS * UNROLL) {
+  // Every lane of a block takes the same number of steps, and every lane of a warp the same
+  // shuffles: a token past the range is loaded as zeros and leaves the state as it is.
+  for (long long step = first; step < last; step += (long long)GROUPS * UNROLL) {
     float keys[UNROLL][SLICE], values[UNROLL][SLICE];
     bool present[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {  // every load of the UNROLL tokens in flight first
-      const long long t = t0 + (long long)u * GROUPS;
+      const long long t = step + (long long)u * GROUPS + token_group;
       present[u] = t < last;
       if (present[u]) {
         const long long row = ((long long)table[t / PAGE] * PAGE + t % PAGE) * row_stride + kvh * D + part * SLICE;
         load_slice(k_cache + row, keys[u]);
         load_slice(v_cache + row, values[u]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < SLICE; ++e) keys[u][e] = values[u][e] = 0.0f;
       }
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      if (!present[u]) continue;
 #pragma unroll
       for (int h = 0; h < HEADS; ++h) {
         float dot = 0.0f;
 #pragma unroll
         for (int e = 0; e < SLICE; ++e) dot = fmaf(query[h][e], keys[u][e], dot);
         dot = kt::group_sum<LANES>(dot);
+        if (!present[u]) continue;
         const float common = fmaxf(state.max[h], dot);
         const float rescale = exp2f(state.max[h] - common), p = exp2f(dot - common);
         state.max[h] = common;
@@ -185,8 +191,8 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
         partial[h * kStride + D + 1] = s;
       }
     } else {
-      o[(head0 + h) * D + e] = kt::from_float<T>(a / s);
-      if (e == 0) lse[head0 + h] = (m + log2f(s)) * kLn2;
+      o[(head0 + h) * D + e] = kt::from_float<T>(s > 0.0f ? a / s : 0.0f);
+      if (e == 0) lse[head0 + h] = s > 0.0f ? (m + log2f(s)) * kLn2 : minus_infinity();
     }
   }
   if (!several) return;
@@ -217,7 +223,7 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
       a = a * mine + p[e] * theirs;
       m = common;
     }
-    o[(head0 + h) * D + e] = kt::from_float<T>(a / s);
-    if (e == 0) lse[head0 + h] = (m + log2f(s)) * kLn2;
+    o[(head0 + h) * D + e] = kt::from_float<T>(s > 0.0f ? a / s : 0.0f);
+    if (e == 0) lse[head0 + h] = s > 0.0f ? (m + log2f(s)) * kLn2 : minus_infinity();
   }
 }

@@ -14,7 +14,8 @@
 // Grouped-query: query head h reads kv head h / (heads / kv_heads). Sequence b holds
 // sequence_length(b, seq_kv) tokens: the first sequence the full seq_kv, the others 3/4 to all
 // of it (a decode batch is ragged), the same in the inputs, the reference and the byte count.
-// Block table entries past a sequence's pages are -1: a kernel never follows them.
+// Block table entries past a sequence's pages are -1: a kernel never follows them. A length past
+// max_pages * page_size counts as that many; a sequence of no tokens gets o = 0, lse = -inf.
 #pragma once
 
 #include <algorithm>

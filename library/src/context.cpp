@@ -1,6 +1,7 @@
 // ktune::kernels::Context: picks a backend, holds its executor, and remembers the config chosen
 // for each family, shape and precision so that repeated calls pay for the choice once.
 #include <map>
+#include <memory>
 #include <set>
 #include <mutex>
 
@@ -38,7 +39,8 @@ struct Context::Impl {
   Backend backend;
   std::unique_ptr<Executor> executor;
   std::mutex mutex;  // the choices and allocations below; a context may be shared by threads
-  std::map<std::string, library::ChosenConfig> chosen;
+  // Shared, so that a launch in flight keeps its config while use_config() replaces the entry.
+  std::map<std::string, std::shared_ptr<library::ChosenConfig>> chosen;
   // What allocate() handed out and release() has not taken back: freed with the context.
   std::set<void*> allocations;
 
@@ -55,23 +57,29 @@ struct Context::Impl {
     }
   }
 
-  library::ChosenConfig& choice(const KernelFamily& family, const Problem& problem) {
+  std::shared_ptr<library::ChosenConfig> choice(const KernelFamily& family, const Problem& problem) {
     const std::string key = key_of(problem);
     std::lock_guard lock(mutex);
     if (auto found = chosen.find(key); found != chosen.end()) return found->second;
-    if (!executor->runs(family))
-      throw Error(ErrorCode::unsupported, family.name() + " has no " + std::string(to_string(backend)) +
-                                              " implementation in this library");
-    return chosen.emplace(key, library::choose_config(*executor, family, problem)).first->second;
+    require_runs(family);
+    auto made = std::make_shared<library::ChosenConfig>(library::choose_config(*executor, family, problem));
+    chosen.emplace(key, made);
+    return made;
   }
 
-  library::ChosenConfig& give(const KernelFamily& family, const Problem& problem, std::string_view config) {
+  std::shared_ptr<library::ChosenConfig> give(const KernelFamily& family, const Problem& problem,
+                                              std::string_view config) {
+    require_runs(family);
+    auto given = std::make_shared<library::ChosenConfig>(library::given_config(*executor, family, problem, config));
+    std::lock_guard lock(mutex);
+    chosen.insert_or_assign(key_of(problem), given);
+    return given;
+  }
+
+  void require_runs(const KernelFamily& family) const {
     if (!executor->runs(family))
       throw Error(ErrorCode::unsupported, family.name() + " has no " + std::string(to_string(backend)) +
                                               " implementation in this library");
-    library::ChosenConfig given = library::given_config(*executor, family, problem, config);
-    std::lock_guard lock(mutex);
-    return chosen.insert_or_assign(key_of(problem), std::move(given)).first->second;
   }
 };
 
@@ -205,8 +213,8 @@ void Context::run(std::string_view family_name, const std::vector<TensorArgument
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
     const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
-    library::ChosenConfig& chosen = impl_->choice(family, problem);
-    chosen.launch(ordered, stream);
+    const std::shared_ptr<library::ChosenConfig> chosen = impl_->choice(family, problem);
+    chosen->launch(ordered, stream);
   });
 }
 
@@ -214,7 +222,7 @@ ConfigChoice Context::choose(std::string_view family_name, const std::vector<Dim
   return library::guarded([&] {
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
-    return impl_->choice(family, problem).choice;
+    return impl_->choice(family, problem)->choice;
   });
 }
 
@@ -223,7 +231,7 @@ ConfigChoice Context::use_config(std::string_view family_name, const std::vector
   return library::guarded([&] {
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
-    return impl_->give(family, problem, config).choice;
+    return impl_->give(family, problem, config)->choice;
   });
 }
 

@@ -55,8 +55,10 @@ def run(op, family, inputs, outputs, dims, precision=None, extra=None):
     pointers = {}
     keep = []  # contiguous copies live until the launch is queued (and on the stream, by torch)
     for name, tensor in list(inputs.items()) + list(extra.items()):
-        if not tensor.is_contiguous():
-            tensor = tensor.contiguous()
+        # The kernels read whole 16-byte vectors from each tensor's start: a view at an odd offset
+        # (x[1:], a slice of a fused weight) is copied like a non-contiguous one.
+        if not tensor.is_contiguous() or tensor.data_ptr() % 16:
+            tensor = tensor.contiguous() if not tensor.is_contiguous() else tensor.clone()
             keep.append(tensor)
         pointers[name] = tensor.data_ptr()
     for name, tensor in outputs.items():

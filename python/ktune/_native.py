@@ -147,6 +147,7 @@ class Context:
             _check(lib.ktune_context_open(backend.encode(), int(device), ctypes.byref(handle)))
         self._handle = handle
         self._lib = lib
+        self.index = int(device)
         self.backend = lib.ktune_context_backend(handle).decode()
         self.device = lib.ktune_context_device(handle).decode()
 

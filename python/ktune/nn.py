@@ -15,6 +15,7 @@ warning the first time, so a swapped model still computes what it did. `replace_
 swaps every module it can, keeping the weights.
 """
 import inspect
+import itertools
 import warnings
 
 import torch
@@ -31,6 +32,15 @@ def _fallback(module, why):
         _warned.add(key)
         warnings.warn(f"ktune.nn.{type(module).__name__}: {why}; running PyTorch's computation instead",
                       stacklevel=3)
+
+
+def _same_dtype(module, x, *tensors):
+    """Whether x and the module's tensors share one dtype (the kernels take one precision a call);
+    otherwise (fp32 weights under autocast, say) PyTorch's computation runs, with a warning."""
+    mismatched = [t.dtype for t in tensors if t is not None and t.dtype != x.dtype]
+    if mismatched:
+        _fallback(module, f"input {x.dtype} with parameters in {mismatched[0]}")
+    return not mismatched
 
 
 def _last_dim(shape):
@@ -59,7 +69,7 @@ class RMSNorm(nn.Module):
             _fallback(self, f"normalized_shape {self.normalized_shape} spans several dims")
         elif self.eps != ops.RMS_NORM_EPS:
             _fallback(self, f"eps={self.eps} (the kernel's is {ops.RMS_NORM_EPS})")
-        else:
+        elif _same_dtype(self, x, weight):
             return ops.rms_norm(x, weight)
         eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
         dims = tuple(range(-len(self.normalized_shape), 0))
@@ -77,7 +87,7 @@ class LayerNorm(nn.LayerNorm):
             _fallback(self, f"normalized_shape {self.normalized_shape} spans several dims")
         elif self.eps != ops.LAYER_NORM_EPS:
             _fallback(self, f"eps={self.eps} (the kernel's is {ops.LAYER_NORM_EPS})")
-        else:
+        elif _same_dtype(self, x, self.weight, getattr(self, "bias", None)):
             weight = self.weight if self.weight is not None else torch.ones(self.normalized_shape, dtype=x.dtype,
                                                                             device=x.device)
             bias = getattr(self, "bias", None)
@@ -97,7 +107,7 @@ class FusedInstanceNorm2d(nn.InstanceNorm2d):
             _fallback(self, f"eps={self.eps} (the kernel's is {ops.INSTANCE_NORM_EPS})")
         elif x.dim() != 4:
             _fallback(self, f"input of {x.dim()} dims (the kernel takes NCHW)")
-        else:
+        elif _same_dtype(self, x, self.weight if self.affine else None):
             weight = self.weight if self.affine else torch.ones(x.shape[1], dtype=x.dtype, device=x.device)
             bias = self.bias if self.affine else torch.zeros(x.shape[1], dtype=x.dtype, device=x.device)
             return ops.instance_norm(x, weight, bias)
@@ -120,6 +130,11 @@ class FusedFFN(nn.Module):
         self.fc2 = nn.Linear(hidden_dim, embed_dim, bias=bias, device=device, dtype=dtype)
 
     def forward(self, x):
+        if not _same_dtype(self, x, self.fc1.weight, self.fc2.weight):
+            hidden = self.fc1(x)
+            hidden = {"gelu": nn.functional.gelu, "silu": nn.functional.silu,
+                      "gelu_tanh": lambda h: nn.functional.gelu(h, approximate="tanh")}[self.activation](hidden)
+            return self.fc2(hidden)
         b1 = self.fc1.bias if self.fc1.bias is not None else self.fc1.weight.new_zeros(self.fc1.out_features)
         b2 = self.fc2.bias if self.fc2.bias is not None else self.fc2.weight.new_zeros(self.fc2.out_features)
         return ops.ffn(x, self.fc1.weight, b1, self.fc2.weight, b2, self.activation)
@@ -138,9 +153,25 @@ class SwiGLU(nn.Module):
         self.down_proj = nn.Linear(hidden_features, out_features, bias=bias, device=device, dtype=dtype)
 
     def forward(self, x):
-        weight = torch.cat((self.gate_proj.weight, self.up_proj.weight))
-        bias = None if self.gate_proj.bias is None else torch.cat((self.gate_proj.bias, self.up_proj.bias))
+        if not _same_dtype(self, x, self.gate_proj.weight, self.down_proj.weight):
+            return self.down_proj(nn.functional.silu(self.gate_proj(x)) * self.up_proj(x))
+        weight, bias = self._gate_up()
         return ops.linear(ops.swiglu(ops.linear(x, weight, bias)), self.down_proj.weight, self.down_proj.bias)
+
+    def _gate_up(self):
+        """gate_proj's and up_proj's weights (and biases) stacked for one GEMM, made again only when
+        a parameter changed (a new tensor, or an in-place update bumps its version)."""
+        parts = [self.gate_proj.weight, self.up_proj.weight, self.gate_proj.bias, self.up_proj.bias]
+        key = tuple((id(p), p._version) if p is not None else None for p in parts)
+        if getattr(self, "_fused_key", None) != key:
+            with torch.no_grad():
+                weight = torch.cat(parts[:2])
+                bias = None if parts[2] is None else torch.cat(parts[2:])
+            self._fused, self._fused_key = (weight, bias), key
+        if torch.is_grad_enabled() and self.gate_proj.weight.requires_grad:
+            # Training: the stacked copy must carry gradients back to both projections.
+            return (torch.cat(parts[:2]), None if parts[2] is None else torch.cat(parts[2:]))
+        return self._fused
 
 
 class FusedAttention(nn.MultiheadAttention):
@@ -154,8 +185,10 @@ class FusedAttention(nn.MultiheadAttention):
         why = None
         if need_weights:
             why = "need_weights=True (the fused path returns no attention weights)"
-        elif key_padding_mask is not None or attn_mask is not None:
+        elif key_padding_mask is not None or (attn_mask is not None and not is_causal):
             why = "a key_padding_mask or attn_mask"
+        elif is_causal and _length(query, self.batch_first) != _length(key, self.batch_first):
+            why = "is_causal with query and key lengths that differ (PyTorch's mask is top-left aligned)"
         elif self.training and self.dropout > 0:
             why = f"dropout={self.dropout} while training"
         elif not self._qkv_same_embed_dim or self.bias_k is not None or self.add_zero_attn:
@@ -171,12 +204,13 @@ class FusedAttention(nn.MultiheadAttention):
             elif is_causal:
                 raise ValueError("ktune.nn.FusedAttention: is_causal needs a mask in this PyTorch's own path")
             return super().forward(query, key, value, **kwargs)
+        self_attention = query is key and key is value
         if not self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         embed, heads = self.embed_dim, self.num_heads
         w, b = self.in_proj_weight, self.in_proj_bias
         bias = (lambda i: None) if b is None else (lambda i: b[i * embed:(i + 1) * embed])
-        if query is key and key is value:
+        if self_attention:
             qkv = ops.linear(query, w, b)
             q, k, v = qkv.split(embed, dim=-1)
         else:
@@ -193,13 +227,19 @@ class FusedAttention(nn.MultiheadAttention):
         return (out if self.batch_first else out.transpose(0, 1)), None
 
 
+def _length(t, batch_first):
+    """The sequence length of a batched (3-D) attention input."""
+    return t.shape[1] if batch_first else t.shape[0]
+
+
 def replace_modules(model):
     """Swaps, in place, every nn.LayerNorm, nn.RMSNorm, nn.InstanceNorm2d and nn.MultiheadAttention
     of `model` for its ktune counterpart with the same weights; returns the model."""
     for name, child in list(model.named_children()):
         new = None
         if type(child) is nn.LayerNorm:
-            new = LayerNorm(child.normalized_shape, eps=child.eps, elementwise_affine=child.elementwise_affine)
+            kwargs = {"bias": child.bias is not None} if "bias" in inspect.signature(nn.LayerNorm).parameters else {}
+            new = LayerNorm(child.normalized_shape, eps=child.eps, elementwise_affine=child.elementwise_affine, **kwargs)
         elif type(child).__name__ == "RMSNorm" and type(child).__module__.startswith("torch.nn"):
             new = RMSNorm(child.normalized_shape, eps=child.eps, elementwise_affine=child.elementwise_affine)
         elif type(child) is nn.InstanceNorm2d:
@@ -211,11 +251,14 @@ def replace_modules(model):
                                  add_zero_attn=child.add_zero_attn, kdim=child.kdim, vdim=child.vdim,
                                  batch_first=child.batch_first)
         if new is not None:
-            first = next(child.parameters(), None)
+            first = next(itertools.chain(child.parameters(), child.buffers()), None)
             if first is not None:
                 new = new.to(device=first.device, dtype=first.dtype)
             new.load_state_dict(child.state_dict())
             new.train(child.training)
+            # The hooks a user put on the module stay with it.
+            for hooks in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks"):
+                getattr(new, hooks).update(getattr(child, hooks))
             setattr(model, name, new)
         else:
             replace_modules(child)

@@ -61,6 +61,8 @@ def _rms_norm(x, weight):
 
 def _layer_norm(x, weight, bias):
     rows, cols = _rows_cols("layer_norm", x, weight.numel())
+    if bias.numel() != cols:
+        raise BadArgument(f"ktune.layer_norm: bias has {bias.numel()} elements, weight {cols}")
     out = torch.empty_like(x, memory_format=torch.contiguous_format)
     _dispatch.run("layer_norm", "layernorm", {"x": x, "gamma": weight, "beta": bias}, {"out": out},
                   {"rows": rows, "cols": cols})
@@ -92,7 +94,8 @@ def _gated_meta(x):
 
 
 def _like(x, *rest):
-    return torch.empty_like(x)
+    # Contiguous, as the kernels' outputs are whatever the input's strides (torch.compile checks).
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
 rms_norm_op = _register("rms_norm(Tensor x, Tensor weight) -> Tensor", _rms_norm, _like)
@@ -128,6 +131,23 @@ rms_norm_rope_op = _register("rms_norm_rope(Tensor x, Tensor weight, Tensor cos,
                              _rms_norm_rope, _like)
 
 
+_constants = {}
+
+
+def _constant(value, count, dtype, device):
+    """A small read-only tensor of `value` (GEMM's alpha and beta, attention's scale), made once per
+    value, dtype and device rather than filled on every call. Outside a CUDA graph capture only:
+    one made during capture would belong to the graph's memory pool."""
+    key = (value, count, dtype, device)
+    tensor = _constants.get(key)
+    if tensor is None:
+        tensor = torch.full((count,), value, dtype=dtype, device=device)
+        capturing = device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+        if not capturing:
+            _constants[key] = tensor
+    return tensor
+
+
 # --- linear: gemm with its epilogues ----------------------------------------------------------------
 
 def _linear_out_shape(x, weight):
@@ -145,12 +165,14 @@ def _linear(x, weight, bias, residual, activation):
         raise BadArgument(f"ktune.linear: activation={activation!r} with bias={bias is not None} and "
                           f"residual={residual is not None} is not an epilogue of ktune's GEMM (activations need a "
                           "bias; a residual takes no activation)")
+    if bias is not None and bias.numel() != n:
+        raise BadArgument(f"ktune.linear: bias has {bias.numel()} elements, the output {n} features")
     epilogue = _EPILOGUE[key]
     out = x.new_empty(_linear_out_shape(x, weight))
     if residual is not None and residual.shape != out.shape:
         raise BadArgument(f"ktune.linear: residual {tuple(residual.shape)} must have the output's shape "
                           f"{tuple(out.shape)}")
-    scalars = torch.ones(2, dtype=x.dtype, device=x.device)  # alpha, beta
+    scalars = _constant(1.0, 2, x.dtype, x.device)  # alpha, beta
     inputs = {"a": x, "b": weight, "c": residual if residual is not None else scalars[:1],
               "bias": bias if bias is not None else scalars[:1], "scalars": scalars}
     _dispatch.run("linear", "gemm", inputs, {"d": out},
@@ -178,8 +200,7 @@ def _flash_attention(q, k, v, causal, scale):
                           "(same batch and head_dim; kv heads dividing the query heads)")
     o = torch.empty_like(q, memory_format=torch.contiguous_format)
     lse = torch.empty((batch, heads, seq_q), dtype=torch.float32, device=q.device)
-    scale_tensor = torch.full((1,), 1.0 / math.sqrt(head_dim) if scale is None else scale,
-                              dtype=torch.float32, device=q.device)
+    scale_tensor = _constant(1.0 / math.sqrt(head_dim) if scale is None else float(scale), 1, torch.float32, q.device)
     _dispatch.run("flash_attention", "flash_attention", {"q": q, "k": k, "v": v}, {"o": o},
                   {"batch": batch, "heads": heads, "kv_heads": k.shape[1], "seq_q": seq_q, "seq_kv": k.shape[2],
                    "head_dim": head_dim, "causal": int(bool(causal))},
@@ -188,7 +209,7 @@ def _flash_attention(q, k, v, causal, scale):
 
 
 def _flash_attention_meta(q, k, v, causal, scale):
-    return torch.empty_like(q), q.new_empty(q.shape[:3], dtype=torch.float32)
+    return torch.empty_like(q, memory_format=torch.contiguous_format), q.new_empty(q.shape[:3], dtype=torch.float32)
 
 
 flash_attention_op = _register(
@@ -211,8 +232,7 @@ def _ffn(x, w1, b1, w2, b2, activation):
     return y
 
 
-ffn_op = _register("ffn(Tensor x, Tensor w1, Tensor b1, Tensor w2, Tensor b2, str activation) -> Tensor", _ffn,
-                   lambda x, *rest: torch.empty_like(x))
+ffn_op = _register("ffn(Tensor x, Tensor w1, Tensor b1, Tensor w2, Tensor b2, str activation) -> Tensor", _ffn, _like)
 
 
 def _layer_norm_linear(x, gamma, beta, weight, bias):
@@ -332,7 +352,8 @@ class _Recomputed(torch.autograd.Function):
             outputs = REFERENCES[ctx.name](*args)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None and o.requires_grad]
-        computed = iter(torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True)
+        computed = iter(torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True,
+                                            create_graph=torch.is_grad_enabled())
                         if pairs and wanted else [None] * len(wanted))
         return (None, None) + tuple(next(computed) if is_tensor and a.requires_grad else None
                                     for a, is_tensor in zip(args, ctx.is_tensor))

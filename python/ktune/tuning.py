@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import warnings
 
 from . import _native
 
@@ -79,7 +80,8 @@ def recording():
 def record(context, family, dims, precision):
     if not _recorders:
         return
-    call = {"family": family, "backend": context.backend, "dims": dict(dims), "precision": precision}
+    call = {"family": family, "backend": context.backend, "device": context.index, "dims": dict(dims),
+            "precision": precision}
     with _lock:
         for calls in _recorders:
             if call not in calls:
@@ -108,7 +110,7 @@ def _full_dims(family, dims):
     return dict(dims)
 
 
-def tune(calls=None, *, family=None, dims=None, precision="bf16", backend="cuda", db=None, seconds=30.0,
+def tune(calls=None, *, family=None, dims=None, precision="bf16", backend="cuda", device=0, db=None, seconds=30.0,
          extra_args=()):
     """Tunes each call (from recording(), or the one given by family/dims/precision/backend) with
     `ktune tune` into `db` (default: the database set by use_database/autotune), then makes this
@@ -116,7 +118,7 @@ def tune(calls=None, *, family=None, dims=None, precision="bf16", backend="cuda"
     if calls is None:
         if family is None or dims is None:
             raise _native.BadArgument("ktune.tune: give calls (from ktune.recording()) or family= and dims=")
-        calls = [{"family": family, "backend": backend, "dims": dict(dims), "precision": precision}]
+        calls = [{"family": family, "backend": backend, "device": device, "dims": dict(dims), "precision": precision}]
     db = os.path.abspath(os.path.expanduser(db)) if db else _settings["db"]
     if not db:
         raise _native.BadArgument("ktune.tune: give db=PATH, the database the results go to")
@@ -126,7 +128,7 @@ def tune(calls=None, *, family=None, dims=None, precision="bf16", backend="cuda"
         with _lock:
             if _settings["db"] != db:
                 use_database(db)
-        context = _native.shared_context(call["backend"])
+        context = _native.shared_context(call["backend"], call.get("device", 0))
         _resolved.pop(_key(context, call["family"], call["dims"], call["precision"]), None)
         choices.append(resolve(context, call["family"], call["dims"], call["precision"], tune_missing=False))
     return choices
@@ -135,7 +137,7 @@ def tune(calls=None, *, family=None, dims=None, precision="bf16", backend="cuda"
 def _run_tuner(call, db, seconds, extra_args=()):
     command = [_binary(), "tune", "-k", call["family"], "-b", call["backend"], "--shape", _shape_text(call["dims"]),
                "--precision", call["precision"], "--db", db, "--time-limit", f"{seconds:g}", "--no-export",
-               *extra_args]
+               *(["--devices", str(call["device"])] if call["backend"] in ("cuda", "hip") else []), *extra_args]
     try:
         result = subprocess.run(command, capture_output=True, text=True)
     except OSError as e:
@@ -183,19 +185,29 @@ def _lookup(context, family, dims, precision):
 def resolve(context, family, dims, precision, tune_missing=True):
     """Before a call: with a database set, the config it holds for this device, shape and
     precision is handed to the library (tuned first when autotune is on and it has none). Each
-    (context, family, shape, precision) is resolved once. Returns the library's choice, or None
-    when no database is set or it has no entry."""
+    (context, family, shape, precision) is resolved once, successful or not: a config this
+    library cannot run (on CUDA and HIP it runs only the binaries compiled into it, so a config
+    tuned after it was built is one), a failed tune or a missing `ktune` warns once and leaves the
+    library's own choice. Returns the library's choice, or None."""
     if not _settings["db"]:
         return None
     key = _key(context, family, dims, precision)
+    if key in _resolved:  # the common case, without the lock
+        return _resolved[key]
     with _lock:
         if key in _resolved:
             return _resolved[key]
-        config = _lookup(context, family, dims, precision)
-        if config is None and tune_missing and _settings["autotune"]:
-            _run_tuner({"family": family, "backend": context.backend, "dims": dict(dims), "precision": precision},
-                       _settings["db"], _settings["seconds"])
+        choice = None
+        try:
             config = _lookup(context, family, dims, precision)
-        choice = context.use_config(family, dims, precision, config) if config is not None else None
+            if config is None and tune_missing and _settings["autotune"]:
+                _run_tuner({"family": family, "backend": context.backend, "device": context.index,
+                            "dims": dict(dims), "precision": precision}, _settings["db"], _settings["seconds"])
+                config = _lookup(context, family, dims, precision)
+            if config is not None:
+                choice = context.use_config(family, dims, precision, config)
+        except _native.KtuneError as e:
+            warnings.warn(f"ktune: {family} {dict(dims)} {precision} on {context.device}: {e}; running the "
+                          "library's own choice", stacklevel=4)
         _resolved[key] = choice
         return choice

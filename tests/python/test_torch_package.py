@@ -246,8 +246,8 @@ class Tuning(unittest.TestCase):
                     "{'rows': 40, 'cols': 96}, 'fp32')}))\n")
             first = self.run_python(code, {"KTUNE_DB": db, "KTUNE_AUTOTUNE": "1", "KTUNE_AUTOTUNE_SECONDS": "2",
                                            "KTUNE_BIN": ARGS.ktune})
-            self.assertEqual(first["calls"], [{"family": "softmax", "backend": "cpu", "dims": {"rows": 40, "cols": 96},
-                                               "precision": "fp32"}])
+            self.assertEqual(first["calls"], [{"family": "softmax", "backend": "cpu", "device": 0,
+                                               "dims": {"rows": 40, "cols": 96}, "precision": "fp32"}])
             self.assertEqual(first["choice"]["source"], "given")
             self.assertTrue(os.path.exists(db))
             # The next process finds the shape tuned: its ktune refuses to tune (export still works).
