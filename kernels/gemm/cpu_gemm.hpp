@@ -57,7 +57,7 @@ struct Blocking {
   std::int64_t block_m, block_n, block_k, micro_m, micro_n;
 };
 
-// The tensors of one GEMM: c and scalars may be null (then beta*C is not read and alpha = 1).
+// The tensors of one GEMM: c, bias and scalars may be null (then beta*C and the bias are not read, alpha = 1).
 template <typename T>
 struct Operands {
   const T* a;
@@ -175,7 +175,7 @@ class GemmRun {
       for (std::int64_t j = 0; j < s_.n; ++j) {
         const float c = t_.c && gemm::reads_c(s_.epilogue) ? cpu::to_float(t_.c[i * s_.n + j]) : 0.0f;
         const float value =
-            gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, cpu::to_float(t_.bias[j]));
+            gemm::apply_epilogue<float>(s_.epilogue, sums_[i * s_.n + j], alpha, beta, c, t_.bias ? cpu::to_float(t_.bias[j]) : 0.0f);
         t_.d[i * s_.n + j] = stored(activation_ ? activation_(value) : value);
       }
   }

@@ -16,7 +16,8 @@ SHAPES = {"rmsnorm_rope": ["rows=7,heads=3,head_dim=130"], "copy": ["n=1001"], "
           "flash_attention": ["batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=1000,head_dim=64,causal=0",
                               "batch=1,heads=2,seq_q=1000,seq_kv=77,head_dim=128,causal=1"],
           # paged_attention: a group of 8 (every heads_per_block but 16), enough tokens for 32 splits.
-          "paged_attention": ["batch=3,heads=16,kv_heads=2,head_dim=128,page_size=16,seq_kv=2049"]}
+          "paged_attention": ["batch=3,heads=16,kv_heads=2,head_dim=128,page_size=16,seq_kv=2049"],
+          "grouped_gemm": ["m=3001,experts=7,n=1001,k=264"]}
 
 
 class CudaCompileOnly(harness.KtuneTestCase):

@@ -296,7 +296,11 @@ class Replay(harness.KtuneTestCase):
         first = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=64,cols=1000", *fast)
         self.assertEqual(first["prior_configs"], 0)  # nothing measured before
         other = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=32,cols=512", *fast)
-        self.assertEqual(other["prior_configs"], 1)  # the best of the first problem
+        # The best of the first problem, unless that is the default, which is measured first anyway
+        # (which config wins six short measurements is up to the machine).
+        with open(os.path.join(harness.ARGS.source_dir, "search_spaces", "rmsnorm.cpu.json")) as f:
+            default = json.load(f)["default"]
+        self.assertEqual(other["prior_configs"], 0 if first["best"]["config"] == default else 1)
         off = self.tune_json("--kernel", "rmsnorm", "--shape", "rows=16,cols=256", "--no-prior", *fast)
         self.assertEqual(off["prior_configs"], 0)
 

@@ -117,6 +117,13 @@ TEST(LibraryApi, PagedAttentionTakesItsCacheAndTable) {
     expect_cpu_call_matches_reference(context, "paged_attention", dims, precision, "o");
 }
 
+TEST(LibraryApi, GroupedGemmTakesItsGroupSizes) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"m", 301}, {"experts", 8}, {"n", 136}, {"k", 72}};
+  for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
+    expect_cpu_call_matches_reference(context, "grouped_gemm", dims, precision, "d");
+}
+
 // The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
 // with an epilogue and B as [k, n] (option dims given; bias and beta's C read), verified.
 TEST(LibraryApi, TypedFunctionsCallTheFamilies) {
