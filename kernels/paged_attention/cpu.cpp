@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include "kernels/common/cpu_numeric.hpp"
+#include "kernels/common/cpu_shared_run.hpp"
 #include "kernels/cpu_kernel.hpp"
 #include "kernels/paged_attention/paged_attention.hpp"
 #include "kernels/thread_pool.hpp"
@@ -169,12 +169,8 @@ class PagedAttentionCpu final : public CpuKernel {
     if (tiling.threads < 1 || tiling.splits < 1 || tiling.block_kv < 1)
       throw UnsupportedConfig("threads, splits and block_kv must be at least 1");
     const Shape shape = Shape::of(context.problem);
-    std::function<void()> run;
-    const bool typed = cpu::with_storage_type(context.problem.precision, [&]<typename T>() {
-      run = [state = std::make_shared<PagedAttentionRun<T>>(shape, tiling, context)] { (*state)(); };
-    });
-    if (!typed) throw UnsupportedConfig("the CPU paged attention takes fp32, fp16 or bf16");
-    return run;
+    return cpu::shared_run<PagedAttentionRun>(context.problem.precision, "the CPU paged attention", shape, tiling,
+                                              context);
   }
 };
 
