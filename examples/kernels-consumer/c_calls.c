@@ -1,4 +1,5 @@
-/* The C interface of ktune::kernels: an RMSNorm on the CPU checked against a float64 loop, and
+/* The C interface of ktune::kernels: an RMSNorm on the CPU checked against a float64 loop, the
+ * family list, the config a call takes and one the caller gives, and
  * bad calls that must come back as error codes with messages naming the argument.
  * Prints one line per check; exit status 0 when all pass. */
 #include <math.h>
@@ -54,6 +55,27 @@ int main(void) {
   status = ktune_run(context, "no_such_family", tensors, 3, dims, 2, "fp32", NULL);
   expect(status == KTUNE_BAD_ARGUMENT && strstr(ktune_last_error(), "no_such_family") != NULL,
          "an unknown family names it");
+  /* The families as JSON, the config a call takes, and a config given by the caller. */
+  const char* json = NULL;
+  status = ktune_families_json(&json);
+  expect(status == KTUNE_OK && strstr(json, "\"rmsnorm\"") != NULL, "the families list rmsnorm");
+  status = ktune_choose(context, "rmsnorm", dims, 2, "fp32", &json);
+  expect(status == KTUNE_OK && strstr(json, "\"source\":\"default\"") != NULL, "the default config is chosen");
+  static char given[512];
+  const char* config = strstr(json, "\"config\":");
+  const char* end = config ? strchr(config, '}') : NULL;
+  if (config && end && end - config < (long)sizeof(given)) {
+    memcpy(given, config + 9, (size_t)(end - config - 8));  /* the config object, as the library wrote it */
+    given[end - config - 8] = '\0';
+  }
+  status = ktune_use_config(context, "rmsnorm", dims, 2, "fp32", given, &json);
+  expect(status == KTUNE_OK && strstr(json, "\"source\":\"given\"") != NULL, "a given config is taken");
+  status = ktune_run(context, "rmsnorm", tensors, 3, dims, 2, "fp32", NULL);
+  expect(status == KTUNE_OK, "rmsnorm runs the given config");
+  status = ktune_use_config(context, "rmsnorm", dims, 2, "fp32", "{\"threads\": 2}", NULL);
+  expect(status == KTUNE_BAD_ARGUMENT && strstr(ktune_last_error(), "missing") != NULL,
+         "an incomplete config names what is missing");
+
   ktune_context* missing = NULL;
   status = ktune_context_create("martian", &missing);
   expect(status == KTUNE_BAD_ARGUMENT && missing == NULL, "an unknown backend is a bad argument");
