@@ -23,7 +23,8 @@ except ImportError:  # the ops and modules need PyTorch; the rest does not
     pass
 else:
     from . import nn, ops
-    from .ops import (ffn, flash_attention, geglu, instance_norm, layer_norm, layer_norm_linear, linear, rms_norm,
-                      rms_norm_rope, softmax, softmax_dropout, swiglu)
-    __all__ += ["nn", "ops", "ffn", "flash_attention", "geglu", "instance_norm", "layer_norm", "layer_norm_linear",
-                "linear", "rms_norm", "rms_norm_rope", "softmax", "softmax_dropout", "swiglu"]
+    from .ops import (ffn, flash_attention, geglu, grouped_gemm, instance_norm, layer_norm, layer_norm_linear, linear,
+                      paged_attention, rms_norm, rms_norm_rope, softmax, softmax_dropout, swiglu)
+    __all__ += ["nn", "ops", "ffn", "flash_attention", "geglu", "grouped_gemm", "instance_norm", "layer_norm",
+                "layer_norm_linear", "linear", "paged_attention", "rms_norm", "rms_norm_rope", "softmax", "softmax_dropout",
+                "swiglu"]

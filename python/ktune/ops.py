@@ -266,6 +266,56 @@ def _instance_norm(x, weight, bias):
 instance_norm_op = _register("instance_norm(Tensor x, Tensor weight, Tensor bias) -> Tensor", _instance_norm, _like)
 
 
+# --- serving and mixture-of-experts: paged decode attention, grouped GEMM -------------------------
+
+def _int32(t):
+    return t if t.dtype == torch.int32 else t.to(torch.int32)
+
+
+def _paged_attention(q, k_cache, v_cache, block_table, seq_lens, scale):
+    if q.dim() != 3 or k_cache.dim() != 4 or v_cache.shape != k_cache.shape:
+        raise BadArgument(f"ktune.paged_attention: q must be [batch, heads, head_dim] and the caches [pages, page_size, "
+                          f"kv_heads, head_dim] alike; got {tuple(q.shape)}, {tuple(k_cache.shape)}, "
+                          f"{tuple(v_cache.shape)}")
+    batch, heads, head_dim = q.shape
+    _, page_size, kv_heads, cache_dim = k_cache.shape
+    if cache_dim != head_dim or heads % kv_heads or block_table.dim() != 2 or block_table.shape[0] != batch \
+            or seq_lens.numel() != batch:
+        raise BadArgument(f"ktune.paged_attention: shapes do not fit: q {tuple(q.shape)}, caches {tuple(k_cache.shape)}, "
+                          f"block_table {tuple(block_table.shape)} [batch, max_pages], seq_lens {tuple(seq_lens.shape)}")
+    o = torch.empty_like(q, memory_format=torch.contiguous_format)
+    lse = torch.empty((batch, heads), dtype=torch.float32, device=q.device)
+    scale_tensor = _constant(1.0 / math.sqrt(head_dim) if scale is None else float(scale), 1, torch.float32, q.device)
+    _dispatch.run("paged_attention", "paged_attention", {"q": q, "k_cache": k_cache, "v_cache": v_cache}, {"o": o},
+                  {"batch": batch, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim, "page_size": page_size,
+                   "seq_kv": block_table.shape[1] * page_size},
+                  extra={"block_table": _int32(block_table), "seq_lens": _int32(seq_lens), "scale": scale_tensor,
+                         "lse": lse})
+    return o, lse
+
+
+paged_attention_op = _register(
+    "paged_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_table, Tensor seq_lens, float? scale) "
+    "-> (Tensor, Tensor)", _paged_attention,
+    lambda q, *rest: (torch.empty_like(q, memory_format=torch.contiguous_format),
+                      q.new_empty(q.shape[:2], dtype=torch.float32)))
+
+
+def _grouped_gemm(a, b, group_sizes):
+    if a.dim() != 2 or b.dim() != 3 or a.shape[1] != b.shape[2] or group_sizes.numel() != b.shape[0]:
+        raise BadArgument(f"ktune.grouped_gemm: a must be [m, k], b [experts, n, k] and group_sizes [experts]; got "
+                          f"{tuple(a.shape)}, {tuple(b.shape)}, {tuple(group_sizes.shape)}")
+    d = a.new_empty((a.shape[0], b.shape[1]))
+    _dispatch.run("grouped_gemm", "grouped_gemm", {"a": a, "b": b}, {"d": d},
+                  {"m": a.shape[0], "experts": b.shape[0], "n": b.shape[1], "k": a.shape[1]},
+                  extra={"group_sizes": _int32(group_sizes)})
+    return d
+
+
+grouped_gemm_op = _register("grouped_gemm(Tensor a, Tensor b, Tensor group_sizes) -> Tensor", _grouped_gemm,
+                            lambda a, b, group_sizes: a.new_empty((a.shape[0], b.shape[1])))
+
+
 # --- PyTorch's formulas: the backward's recomputation, and what the tests compare against -------
 
 def _rotate(x, cos, sin):
@@ -326,6 +376,34 @@ def _attention_reference(q, k, v, causal, scale):
     return o, lse
 
 
+def _paged_attention_reference(q, k_cache, v_cache, block_table, seq_lens, scale):
+    batch, heads, head_dim = q.shape
+    page_size, kv_heads = k_cache.shape[1], k_cache.shape[2]
+    scale = 1.0 / math.sqrt(head_dim) if scale is None else scale
+    outputs, lses = [], []
+    for b in range(batch):
+        length = int(seq_lens[b])
+        pages = block_table[b, :(length + page_size - 1) // page_size].long()
+
+        def cached(cache):  # [length, heads, head_dim], each kv head repeated for its query heads
+            rows = cache[pages].reshape(-1, kv_heads, head_dim)[:length]
+            return rows.repeat_interleave(heads // kv_heads, dim=1).to(torch.float64 if q.dtype == torch.float64
+                                                                        else torch.float32)
+
+        k, v = cached(k_cache), cached(v_cache)
+        scores = torch.einsum("hd,lhd->hl", q[b].to(k.dtype), k) * scale
+        lses.append(torch.logsumexp(scores, dim=-1))
+        outputs.append(torch.einsum("hl,lhd->hd", torch.softmax(scores, dim=-1), v).to(q.dtype))
+    return torch.stack(outputs), torch.stack(lses).float()
+
+
+def _grouped_gemm_reference(a, b, group_sizes):
+    parts = torch.split(a, [int(n) for n in group_sizes])
+    return torch.cat([part @ b[g].t() for g, part in enumerate(parts)])
+
+
+REFERENCES["paged_attention"] = _paged_attention_reference
+REFERENCES["grouped_gemm"] = _grouped_gemm_reference
 REFERENCES["linear"] = _linear_reference
 REFERENCES["ffn"] = _ffn_reference
 REFERENCES["flash_attention"] = _attention_reference
@@ -424,6 +502,20 @@ def ffn(x, w1, b1, w2, b2, activation="gelu"):
 def layer_norm_linear(x, gamma, beta, weight, bias):
     """LayerNorm(x) (epsilon 1e-5)·weightᵀ + bias, the normalisation fused into the GEMM."""
     return _call("layer_norm_linear", layer_norm_linear_op, x, gamma, beta, weight, bias)
+
+
+def paged_attention(q, k_cache, v_cache, block_table, seq_lens, scale=None, return_lse=False):
+    """Decode attention over a paged KV cache: q [batch, heads, head_dim] (one token a sequence),
+    the caches [pages, page_size, kv_heads, head_dim], block_table [batch, max_pages] and seq_lens
+    [batch] (int32, or converted). Returns o, or (o, lse)."""
+    o, lse = _call("paged_attention", paged_attention_op, q, k_cache, v_cache, block_table, seq_lens, scale)
+    return (o, lse) if return_lse else o
+
+
+def grouped_gemm(a, b, group_sizes):
+    """Each group's rows of a [m, k] (groups in order, group_sizes[g] rows each) times its weight
+    b[g] [n, k] transposed: a mixture-of-experts layer's GEMMs in one call."""
+    return _call("grouped_gemm", grouped_gemm_op, a, b, group_sizes)
 
 
 def instance_norm(x, weight, bias):

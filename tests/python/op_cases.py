@@ -23,6 +23,8 @@ class Sizes:
         self.attention = ((2, 8, 77, 131, (64, 128)) if large else (2, 4, 37, 45, (16,)))
         self.ffn = (200, 136, 264) if large else (9, 24, 40)  # tokens, hidden, ffn
         self.image = (2, 3, 37, 41) if large else (2, 3, 5, 7)
+        self.paged = (3, 8, 2, 64 if large else 16, 16, 40 if large else 5)  # batch, heads, kv heads, dim, page, pages
+        self.grouped = (301, 5, 136, 264) if large else (37, 4, 19, 24)  # m, experts, n, k
 
 
 def cases(sizes, r, angles):
@@ -60,11 +62,26 @@ def cases(sizes, r, angles):
                                  r(hidden, ffn, low=-0.3, high=0.3), r(hidden)), None)
     image = sizes.image
     yield "instance_norm", (r(*image), r(image[1], low=0.5, high=1.5), r(image[1])), None
+    # Paged decode attention: 3 sequences of ragged lengths, their pages scattered over the pool.
+    batch, heads, kv_heads, head_dim, page_size, max_pages = sizes.paged
+    q = r(batch, heads, head_dim)
+    k_cache, v_cache = r(batch * max_pages, page_size, kv_heads, head_dim), r(batch * max_pages, page_size, kv_heads,
+                                                                               head_dim)
+    order = torch.randperm(batch * max_pages, generator=torch.Generator().manual_seed(3)).to(q.device)
+    block_table = order.view(batch, max_pages).to(torch.int32)
+    seq_lens = torch.tensor([max_pages * page_size - 3 * b for b in range(batch)], dtype=torch.int32, device=q.device)
+    for scale in (None, 0.2):
+        yield "paged_attention", (q, k_cache, v_cache, block_table, seq_lens, scale), 0
+        yield "paged_attention", (q, k_cache, v_cache, block_table, seq_lens, scale), 1
+    m, experts, n, k = sizes.grouped
+    sizes_of = [m // experts * (g % 3) for g in range(experts - 1)]  # group 0 empty, the rest uneven
+    yield ("grouped_gemm", (r(m, k), r(experts, n, k, low=-0.3, high=0.3),
+                            torch.tensor(sizes_of + [m - sum(sizes_of)], dtype=torch.int32, device=q.device)), None)
 
 
 def check(test, ktune, name, args, precision, out_index=None, device="cpu"):
     """ktune.<name>(*args) against PyTorch's formula in float64 on the same inputs."""
-    got = getattr(ktune, name)(*args, **({"return_lse": True} if name == "flash_attention" else {}))
+    got = getattr(ktune, name)(*args, **({"return_lse": True} if name in ("flash_attention", "paged_attention") else {}))
     want = ktune.ops.REFERENCES[name](*[a.double() if torch.is_tensor(a) else a for a in args])
     if out_index is not None:
         got, want = got[out_index], want[out_index]
