@@ -55,6 +55,29 @@ struct State {
   }
 };
 
+// One output element merged over several partial results (the warps of a block, or the splits of
+// a sequence), each a slot of [D elements, maximum, sum]; P is volatile for slots other blocks
+// wrote. store() writes the element and, for element 0, the head's lse.
+struct Column {
+  float max, sum, acc;
+
+  __device__ __forceinline__ Column() : max(minus_infinity()), sum(0.0f), acc(0.0f) {}
+  template <typename P>
+  __device__ __forceinline__ void absorb(const P* slot, int e) {
+    const float theirs_max = slot[D];
+    const float common = fmaxf(max, theirs_max);
+    if (common == minus_infinity()) return;  // neither has seen a token (a split past the end)
+    const float mine = exp2f(max - common), theirs = exp2f(theirs_max - common);
+    sum = sum * mine + slot[D + 1] * theirs;
+    acc = acc * mine + slot[e] * theirs;
+    max = common;
+  }
+  __device__ __forceinline__ void store(T* o, float* lse, long long head, int e) const {
+    o[head * D + e] = kt::from_float<T>(sum > 0.0f ? acc / sum : 0.0f);  // no tokens: o = 0
+    if (e == 0) lse[head] = sum > 0.0f ? (max + log2f(sum)) * kLn2 : minus_infinity();
+  }
+};
+
 __device__ __forceinline__ void load_slice(const T* row, float (&out)[SLICE]) {
 #pragma unroll
   for (int e = 0; e < SLICE; e += VEC) {
@@ -173,26 +196,16 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
   float* partial = workspace + ((long long)blockIdx.x * splits + split) * HEADS * kStride;
   for (int i = threadIdx.x; i < HEADS * D; i += WARPS * 32) {
     const int h = i / D, e = i % D;
-    float m = minus_infinity(), s = 0.0f, a = 0.0f;
-    for (int w = 0; w < WARPS; ++w) {
-      const float* slot = shared + (w * HEADS + h) * kStride;
-      const float wm = slot[D];
-      const float common = fmaxf(m, wm);
-      if (common == minus_infinity()) continue;
-      const float mine = exp2f(m - common), theirs = exp2f(wm - common);
-      s = s * mine + slot[D + 1] * theirs;
-      a = a * mine + slot[e] * theirs;
-      m = common;
-    }
+    Column column;
+    for (int w = 0; w < WARPS; ++w) column.absorb(shared + (w * HEADS + h) * kStride, e);
     if (several) {
-      partial[h * kStride + e] = a;
+      partial[h * kStride + e] = column.acc;
       if (e == 0) {
-        partial[h * kStride + D] = m;
-        partial[h * kStride + D + 1] = s;
+        partial[h * kStride + D] = column.max;
+        partial[h * kStride + D + 1] = column.sum;
       }
     } else {
-      o[(head0 + h) * D + e] = kt::from_float<T>(s > 0.0f ? a / s : 0.0f);
-      if (e == 0) lse[head0 + h] = s > 0.0f ? (m + log2f(s)) * kLn2 : minus_infinity();
+      column.store(o, lse, head0 + h, e);
     }
   }
   if (!several) return;
@@ -212,18 +225,9 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
   const float* partials = workspace + (long long)blockIdx.x * splits * HEADS * kStride;
   for (int i = threadIdx.x; i < HEADS * D; i += WARPS * 32) {
     const int h = i / D, e = i % D;
-    float m = minus_infinity(), s = 0.0f, a = 0.0f;
-    for (int sp = 0; sp < splits; ++sp) {
-      const volatile float* p = partials + (sp * HEADS + h) * kStride;  // written by other blocks
-      const float pm = p[D];
-      const float common = fmaxf(m, pm);
-      if (common == minus_infinity()) continue;  // a split past the sequence's end
-      const float mine = exp2f(m - common), theirs = exp2f(pm - common);
-      s = s * mine + p[D + 1] * theirs;
-      a = a * mine + p[e] * theirs;
-      m = common;
-    }
-    o[(head0 + h) * D + e] = kt::from_float<T>(s > 0.0f ? a / s : 0.0f);
-    if (e == 0) lse[head0 + h] = s > 0.0f ? (m + log2f(s)) * kLn2 : minus_infinity();
+    Column column;
+    for (int sp = 0; sp < splits; ++sp)
+      column.absorb(static_cast<const volatile float*>(partials + (sp * HEADS + h) * kStride), e);  // other blocks'
+    column.store(o, lse, head0 + h, e);
   }
 }

@@ -103,6 +103,14 @@ std::string families_as_json() {
   return out.dump();
 }
 
+// The C handle of an opened context, with the names ktune_context_backend/device hand out.
+ktune_context* handle_of(kk::Context opened) {
+  auto* handle = new ktune_context{std::move(opened), "", ""};
+  handle->backend = std::string(kk::to_string(handle->context.backend()));
+  handle->device = handle->context.device_name();
+  return handle;
+}
+
 }  // namespace
 
 extern "C" {
@@ -111,11 +119,7 @@ int ktune_context_create(const char* backend, ktune_context** context) {
   return guarded([&] {
     require(context, "context");
     *context = nullptr;
-    kk::Context made = backend ? kk::Context(backend_named(backend)) : kk::Context();
-    auto* handle = new ktune_context{std::move(made), "", ""};
-    handle->backend = std::string(kk::to_string(handle->context.backend()));
-    handle->device = handle->context.device_name();
-    *context = handle;
+    *context = handle_of(backend ? kk::Context(backend_named(backend)) : kk::Context());
   });
 }
 
@@ -125,10 +129,7 @@ int ktune_context_open(const char* backend, int device, ktune_context** context)
     require(backend, "backend");
     *context = nullptr;
     if (device < 0) throw kk::Error(kk::ErrorCode::bad_argument, "device: " + std::to_string(device) + " is negative");
-    auto* handle = new ktune_context{kk::Context(backend_named(backend), device), "", ""};
-    handle->backend = std::string(kk::to_string(handle->context.backend()));
-    handle->device = handle->context.device_name();
-    *context = handle;
+    *context = handle_of(kk::Context(backend_named(backend), device));
   });
 }
 

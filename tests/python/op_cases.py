@@ -13,6 +13,11 @@ def relative_l2(got, want):
     return float((got - want).norm() / want.norm().clamp_min(1e-300))
 
 
+def random(*shape, dtype, low=-2.0, high=2.0, generator=None, device="cpu"):
+    """Uniform in [low, high], drawn in float64 (from `generator` on the CPU) and rounded to dtype."""
+    return (torch.rand(*shape, dtype=torch.float64, generator=generator, device=device) * (high - low) + low).to(dtype)
+
+
 class Sizes:
     """The shapes of one run: `large` adds the widths and head sizes GPU kernels tile."""
 

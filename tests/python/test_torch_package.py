@@ -44,10 +44,6 @@ def setUpModule():
     from op_cases import relative_l2
 
 
-def random(*shape, dtype, low=-2.0, high=2.0, generator=None):
-    return (torch.rand(*shape, dtype=torch.float64, generator=generator) * (high - low) + low).to(dtype)
-
-
 class Ops(unittest.TestCase):
     def test_every_op_at_odd_shapes(self):
         g = torch.Generator().manual_seed(7)
@@ -56,7 +52,7 @@ class Ops(unittest.TestCase):
             with self.subTest(precision=precision):
                 for name, args, out_index in op_cases.cases(
                         op_cases.Sizes(large=False),
-                        lambda *shape, **kw: random(*shape, dtype=dtype, generator=g, **kw),
+                        lambda *shape, **kw: op_cases.random(*shape, dtype=dtype, generator=g, **kw),
                         lambda rows, half: torch.arange(rows, dtype=torch.float64)[:, None] * torch.rand(
                             half, generator=g, dtype=torch.float64)):
                     op_cases.check(self, ktune, name, args, precision, out_index)

@@ -32,8 +32,8 @@ def setUpModule():
     from op_cases import relative_l2
 
 
-def random(*shape, dtype, low=-2.0, high=2.0):
-    return (torch.rand(*shape, dtype=torch.float64, device="cuda") * (high - low) + low).to(dtype)
+def random(*shape, **kwargs):
+    return op_cases.random(*shape, device="cuda", **kwargs)
 
 
 class CudaOps(unittest.TestCase):
