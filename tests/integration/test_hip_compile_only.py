@@ -16,7 +16,8 @@ SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130", "copy": "n=1001", "gemm
           "layernorm_linear": "m=3001,n=2999,k=264", "ffn": "m=300,k=264,f=520,activation=1",
           "flash_attention": "batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=1000,head_dim=64,causal=0",
           "paged_attention": "batch=3,heads=16,kv_heads=2,head_dim=128,page_size=16,seq_kv=2049",
-          "grouped_gemm": "m=3001,experts=7,n=1001,k=264"}
+          "grouped_gemm": "m=3001,experts=7,n=1001,k=264",
+          "moe_routing": "tokens=3001,experts=256,top_k=8,hidden=1000,capacity_percent=125,renormalize=1"}
 # At least these run on AMD GPUs through the one source (the issue's list), besides the others.
 REQUIRED = {"rmsnorm", "softmax", "swiglu", "gemm", "flash_attention"}
 

@@ -55,7 +55,8 @@ TEST_P(CpuFamilies, EveryValidConfigIsCorrectOnOddShapes) {
         const EvaluationResult result = backend.evaluate(family, problem, config, one_sample());
         ASSERT_EQ(result.outcome, Outcome::ok)
             << problem.describe() << " " << config.describe() << ": " << result.message;
-        EXPECT_LE(result.error, family.tolerance(precision));
+        // A family judged element by element (closeness) records its worst ratio, passing at 1.
+        EXPECT_LE(result.error, family.closeness() ? 1.0 : family.tolerance(precision));
         EXPECT_EQ(result.samples_ns.size(), 1u);
         ++checked;
       }

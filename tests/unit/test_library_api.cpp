@@ -124,6 +124,14 @@ TEST(LibraryApi, GroupedGemmTakesItsGroupSizes) {
     expect_cpu_call_matches_reference(context, "grouped_gemm", dims, precision, "d");
 }
 
+TEST(LibraryApi, MoeRoutingRoutesAndDispatches) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"tokens", 301},          {"experts", 16}, {"top_k", 2}, {"hidden", 40},
+                                          {"capacity_percent", 90}, {"renormalize", 1}};
+  for (const char* output : {"rows", "weights", "dispatched"})
+    expect_cpu_call_matches_reference(context, "moe_routing", dims, kk::Precision::bf16, output);
+}
+
 // The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
 // with an epilogue and B as [k, n] (option dims given; bias and beta's C read), verified.
 TEST(LibraryApi, TypedFunctionsCallTheFamilies) {
