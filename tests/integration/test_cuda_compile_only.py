@@ -19,7 +19,8 @@ SHAPES = {"rmsnorm_rope": ["rows=7,heads=3,head_dim=130"], "copy": ["n=1001"], "
           "paged_attention": ["batch=3,heads=16,kv_heads=2,head_dim=128,page_size=16,seq_kv=2049"],
           "grouped_gemm": ["m=3001,experts=7,n=1001,k=264"],
           # moe_routing: 256 experts (eight logits per lane) and top-8; hidden takes every vector.
-          "moe_routing": ["tokens=3001,experts=256,top_k=8,hidden=1000,capacity_percent=125,renormalize=1"]}
+          "moe_routing": ["tokens=3001,experts=256,top_k=8,hidden=1000,capacity_percent=125,renormalize=1"],
+          "moe_combine": ["tokens=301,top_k=8,hidden=1000"]}
 
 
 class CudaCompileOnly(harness.KtuneTestCase):

@@ -124,12 +124,15 @@ TEST(LibraryApi, GroupedGemmTakesItsGroupSizes) {
     expect_cpu_call_matches_reference(context, "grouped_gemm", dims, precision, "d");
 }
 
-TEST(LibraryApi, MoeRoutingRoutesAndDispatches) {
+TEST(LibraryApi, MoeRoutingRoutesDispatchesAndCombines) {
   kk::Context context(kk::Backend::cpu);
   const std::vector<kk::DimArgument> dims{{"tokens", 301},          {"experts", 16}, {"top_k", 2}, {"hidden", 40},
                                           {"capacity_percent", 90}, {"renormalize", 1}};
   for (const char* output : {"rows", "weights", "dispatched"})
     expect_cpu_call_matches_reference(context, "moe_routing", dims, kk::Precision::bf16, output);
+  const std::vector<kk::DimArgument> combine{{"tokens", 301}, {"top_k", 2}, {"hidden", 40}};
+  for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
+    expect_cpu_call_matches_reference(context, "moe_combine", combine, precision, "y");
 }
 
 // The generated typed functions (ktune/families.hpp) call the same families: rmsnorm, and GEMM
