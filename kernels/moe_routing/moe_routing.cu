@@ -17,7 +17,7 @@
 // totals) and their own chunk's positions are published: each expert's kept count and first row,
 // the rows (-1 past the capacity), a warp per row copying x into `dispatched` in
 // KT_VECTOR_BYTES accesses, and the unused rows of the chunk's share zeroed. The first of these
-// blocks writes counts and dropped. The last block to finish resets the workspace.
+// blocks writes counts and dropped. The last block to finish resets the tickets and flags.
 //
 // experts, top_k and renormalize are compile-time (KT_DIM_*); tokens, hidden and the capacity
 // are read at run time.
@@ -31,7 +31,7 @@ constexpr bool RENORMALIZE = KT_DIM_RENORMALIZE != 0;
 constexpr int WARPS = KT_WARPS, THREADS = WARPS * 32, CHUNK = KT_CHUNK_TOKENS;
 constexpr int VEC = KT_VECTOR_BYTES / int(sizeof(T));  // elements per copy access
 constexpr int PER_LANE = (E + 31) / 32;                 // logits per lane of a token's warp
-static_assert(K <= E && PER_LANE <= 8, "the kernel takes up to 256 experts");
+static_assert(K <= E && K <= 32 && PER_LANE <= 8, "up to 256 experts and 32 choices (a lane writes each choice)");
 
 // The flags a chunk publishes, in turn: its count per expert, its inclusive prefix, and that its
 // choices' positions are in `rows`.
@@ -276,15 +276,21 @@ moe_routing_kernel(const KT_T* __restrict__ logits, const KT_T* __restrict__ x, 
       copy_row(dispatched + r * hidden, nullptr, hidden, lane);
   }
 
-  // The last block to finish leaves the workspace zeroed for the next launch.
+  // The last block to finish resets the tickets and flags for the next launch (the counts and
+  // prefixes are written before their flag is set, so they need no reset).
+  __shared__ bool last_block;
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(w.finished, 1) == (int)gridDim.x - 1) {
-      for (long long j = 0; j < chunks; ++j) w.flags[j] = kNothing;
+    last_block = atomicAdd(w.finished, 1) == (int)gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last_block) {
+    for (long long j = threadIdx.x; j < chunks; j += THREADS) w.flags[j] = kNothing;
+    if (threadIdx.x == 0) {
       *w.tickets = 0;
       *w.finished = 0;
-      __threadfence();
     }
+    __threadfence();
   }
 }
