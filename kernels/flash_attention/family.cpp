@@ -22,15 +22,67 @@ Shape Shape::of(const Problem& problem) {
   return s;
 }
 
+void reference_forward(const Shape& s, const NamedTensors<std::vector<double>>& named, const KeyFilter& kept) {
+  const auto& q = named.at("q");
+  const auto& k = named.at("k");
+  const auto& v = named.at("v");
+  auto& o = named.at("o");
+  auto& lse = named.at("lse");
+  const double scale = named.at("scale")[0];
+  const double fma = static_cast<double>(s.batch * s.heads) * static_cast<double>(s.seq_q) *
+                     static_cast<double>(s.seq_kv) * static_cast<double>(s.head_dim) * 2.0;
+  // Past this many multiply-adds one query row of every 64 in each head is computed
+  // (kernels/common/reference_rows.hpp): seq 16k at 16 heads in full would take host minutes.
+  const bool sampled = fma > reference::kFullReferenceFma;
+  if (sampled) {
+    std::fill(o.begin(), o.end(), std::numeric_limits<double>::quiet_NaN());  // not checked
+    std::fill(lse.begin(), lse.end(), std::numeric_limits<double>::quiet_NaN());
+  }
+  // Rows as (batch * heads + head) * seq_q + i; sampled: one row per group of 64 in each head.
+  std::vector<std::int64_t> rows;
+  for (std::int64_t bh = 0; bh < s.batch * s.heads; ++bh) reference::append_rows(rows, bh * s.seq_q, s.seq_q, sampled, bh * 11 + 5);
+  const std::int64_t group_size = s.heads / s.kv_heads;
+  auto one_row = [&](std::int64_t row, std::vector<double>& scores) {
+    const std::int64_t bh = row / s.seq_q, i = row % s.seq_q;
+    const std::int64_t b = bh / s.heads, h = bh % s.heads;
+    const std::int64_t kv_base = (b * s.kv_heads + h / group_size) * s.seq_kv * s.head_dim;
+    const double* q_row = q.data() + row * s.head_dim;
+    double* o_row = o.data() + row * s.head_dim;
+    const std::int64_t keys = s.keys_visible(i);
+    auto seen = [&](std::int64_t j) { return !kept || kept(h, i, j); };
+    double max = -std::numeric_limits<double>::infinity();
+    for (std::int64_t j = 0; j < keys; ++j) {
+      if (!seen(j)) continue;
+      const double* k_row = k.data() + kv_base + j * s.head_dim;
+      double dot = 0;
+      for (std::int64_t d = 0; d < s.head_dim; ++d) dot += q_row[d] * k_row[d];
+      scores[static_cast<std::size_t>(j)] = dot * scale;
+      max = std::max(max, dot * scale);
+    }
+    std::fill(o_row, o_row + s.head_dim, 0.0);
+    if (max == -std::numeric_limits<double>::infinity()) {  // the row sees no key
+      lse[static_cast<std::size_t>(row)] = std::numeric_limits<double>::infinity();
+      return;
+    }
+    double sum = 0;
+    for (std::int64_t j = 0; j < keys; ++j) {
+      if (!seen(j)) continue;
+      const double p = std::exp(scores[static_cast<std::size_t>(j)] - max);
+      sum += p;
+      const double* v_row = v.data() + kv_base + j * s.head_dim;
+      for (std::int64_t d = 0; d < s.head_dim; ++d) o_row[d] += p * v_row[d];
+    }
+    for (std::int64_t d = 0; d < s.head_dim; ++d) o_row[d] /= sum;
+    lse[static_cast<std::size_t>(row)] = max + std::log(sum);
+  };
+  reference::for_each_row(rows, static_cast<std::size_t>(s.seq_kv), one_row);
+}
+
 }  // namespace flash_attention
 
 namespace {
 
 using flash_attention::Shape;
-
-// Past this many multiply-adds the reference computes one query row of every 64 in each head
-// (kernels/common/reference_rows.hpp): seq 16k at 16 heads in full would take host minutes.
-using reference::kFullReferenceFma;
 
 class FlashAttentionFamily final : public KernelFamily {
  public:
@@ -79,57 +131,7 @@ class FlashAttentionFamily final : public KernelFamily {
   bool memory_bound() const override { return false; }
 
   void reference(const Problem& problem, HostTensors& tensors) const override {
-    const Shape s = Shape::of(problem);
-    const auto named = named_tensors(problem, tensors);
-    const auto& q = named.at("q");
-    const auto& k = named.at("k");
-    const auto& v = named.at("v");
-    auto& o = named.at("o");
-    auto& lse = named.at("lse");
-    const double scale = named.at("scale")[0];
-    const double fma = static_cast<double>(s.batch * s.heads) * static_cast<double>(s.seq_q) *
-                       static_cast<double>(s.seq_kv) * static_cast<double>(s.head_dim) * 2.0;
-    const bool sampled = fma > kFullReferenceFma;
-    if (sampled) {
-      std::fill(o.begin(), o.end(), std::numeric_limits<double>::quiet_NaN());  // not checked
-      std::fill(lse.begin(), lse.end(), std::numeric_limits<double>::quiet_NaN());
-    }
-    // Rows as (batch * heads + head) * seq_q + i; sampled: one row per group of 64 in each head.
-    std::vector<std::int64_t> rows;
-    for (std::int64_t bh = 0; bh < s.batch * s.heads; ++bh) reference::append_rows(rows, bh * s.seq_q, s.seq_q, sampled, bh * 11 + 5);
-    const std::int64_t group_size = s.heads / s.kv_heads;
-    auto one_row = [&](std::int64_t row, std::vector<double>& scores) {
-      const std::int64_t bh = row / s.seq_q, i = row % s.seq_q;
-      const std::int64_t b = bh / s.heads, h = bh % s.heads;
-      const std::int64_t kv_base = (b * s.kv_heads + h / group_size) * s.seq_kv * s.head_dim;
-      const double* q_row = q.data() + row * s.head_dim;
-      double* o_row = o.data() + row * s.head_dim;
-      const std::int64_t keys = s.keys_visible(i);
-      if (keys == 0) {
-        std::fill(o_row, o_row + s.head_dim, 0.0);
-        lse[static_cast<std::size_t>(row)] = std::numeric_limits<double>::infinity();
-        return;
-      }
-      double max = -std::numeric_limits<double>::infinity();
-      for (std::int64_t j = 0; j < keys; ++j) {
-        const double* k_row = k.data() + kv_base + j * s.head_dim;
-        double dot = 0;
-        for (std::int64_t d = 0; d < s.head_dim; ++d) dot += q_row[d] * k_row[d];
-        scores[static_cast<std::size_t>(j)] = dot * scale;
-        max = std::max(max, dot * scale);
-      }
-      double sum = 0;
-      std::fill(o_row, o_row + s.head_dim, 0.0);
-      for (std::int64_t j = 0; j < keys; ++j) {
-        const double p = std::exp(scores[static_cast<std::size_t>(j)] - max);
-        sum += p;
-        const double* v_row = v.data() + kv_base + j * s.head_dim;
-        for (std::int64_t d = 0; d < s.head_dim; ++d) o_row[d] += p * v_row[d];
-      }
-      for (std::int64_t d = 0; d < s.head_dim; ++d) o_row[d] /= sum;
-      lse[static_cast<std::size_t>(row)] = max + std::log(sum);
-    };
-    reference::for_each_row(rows, static_cast<std::size_t>(s.seq_kv), one_row);
+    flash_attention::reference_forward(Shape::of(problem), named_tensors(problem, tensors));
   }
 
   // Starting tiles for GPUs not measured here: what the published kernels of each generation use.

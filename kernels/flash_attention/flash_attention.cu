@@ -14,31 +14,14 @@
 // causal); the wgmma path also the TMA descriptors of q, k and v. head_dim and causal are compile-time (KT_DIM_*), so a variant carries only the code
 // of its own head size and mask; the lengths are read at run time. mma and wgmma are PTX, NVIDIA
 // only, and so is their shared softmax (flash_attention_softmax.cuh): only they include it.
-#include "kernels/common/cuda_common.cuh"
+#include "kernels/flash_attention/flash_attention_common.cuh"
 
-#define KT_PATH_simt 0
-#define KT_PATH_mma 1
-#define KT_PATH_wgmma 2
-
-namespace kt::attention {
-
-using T = KT_T;
-constexpr int D = KT_DIM_HEAD_DIM, BKV = KT_BLOCK_KV;  // head size; keys per pipeline stage
-constexpr bool kCausal = KT_DIM_CAUSAL != 0;
-
-// The lengths and head mapping of one launch.
-struct Lengths {
-  long long heads, kv_heads, seq_q, seq_kv;
-
-  // Keys query row `i` sees, as in flash_attention::Shape::keys_visible (bottom-right causal).
-  __device__ __forceinline__ long long keys_visible(long long i) const {
-    if constexpr (!kCausal) return seq_kv;
-    const long long last = i + seq_kv - seq_q;
-    return last < 0 ? 0 : (last + 1 < seq_kv ? last + 1 : seq_kv);
-  }
-};
-
-}  // namespace kt::attention
+// The simt and mma paths' entry is written in their headers, with what a block-sparse entry adds
+// (kernels/block_sparse_attention/block_sparse_attention.cu) left out.
+#define KT_ATTENTION_ENTRY flash_attention_kernel
+#define KT_ATTENTION_MASK_TENSOR
+#define KT_ATTENTION_MASK_DIMS
+#define KT_ATTENTION_MASK const NoBlockMask mask{}
 
 #ifndef KT_PATH
 #error "KT_PATH must name the kernel path (the search space's path parameter)"

@@ -21,6 +21,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "kernels/family.hpp"
 
@@ -43,6 +45,14 @@ struct Shape {
     return last < 0 ? 0 : (last + 1 < seq_kv ? last + 1 : seq_kv);
   }
 };
+
+// Query row i of head h sees key j (besides the causal bound) when this holds; empty: every key.
+using KeyFilter = std::function<bool(std::int64_t head, std::int64_t i, std::int64_t j)>;
+
+// The float64 forward pass over the tensors q, k, v, scale (read) and o, lse (written) of a
+// problem of shape `s`. A row that sees no key gets o = 0 and lse = +inf. Past
+// reference::kFullReferenceFma multiply-adds only sampled rows are computed, the others left NaN.
+void reference_forward(const Shape& s, const NamedTensors<std::vector<double>>& named, const KeyFilter& kept = {});
 
 }  // namespace flash_attention
 }  // namespace ktune

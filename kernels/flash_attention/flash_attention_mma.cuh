@@ -50,11 +50,13 @@ __device__ __forceinline__ float (&flat(float (&tiles)[TILES][4]))[TILES * 4] {
 }  // namespace kt::attention
 
 extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
-    flash_attention_kernel(const kt::attention::T* __restrict__ q, const kt::attention::T* __restrict__ k,
-                           const kt::attention::T* __restrict__ v, kt::attention::T* __restrict__ o,
-                           float* __restrict__ lse, const float* __restrict__ scale, long long, long long heads,
-                           long long kv_heads, long long seq_q, long long seq_kv, long long, long long) {
+    KT_ATTENTION_ENTRY(const kt::attention::T* __restrict__ q, const kt::attention::T* __restrict__ k,
+                       const kt::attention::T* __restrict__ v, kt::attention::T* __restrict__ o,
+                       float* __restrict__ lse, const float* __restrict__ scale KT_ATTENTION_MASK_TENSOR, long long,
+                       long long heads, long long kv_heads, long long seq_q, long long seq_kv, long long,
+                       long long KT_ATTENTION_MASK_DIMS) {
   using namespace kt::attention;
+  KT_ATTENTION_MASK;
   using kt::mma::ldmatrix_x4;
   using kt::mma::ldmatrix_x4_trans;
   using kt::mma::mma_16816;
@@ -78,15 +80,17 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
   // Keys the block's last row sees bound the loop; blocks of keys the first row sees in full
   // need no mask (the first row sees the fewest).
   const long long last_row = (i0 + BQ < seq_q ? i0 + BQ : seq_q) - 1;
-  const int kv_blocks = static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV);
+  const auto keys = mask.key_blocks(head, i0, static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV),
+                                    reinterpret_cast<int*>(v_tiles + kStages * kKvTile));
+  const int kv_blocks = keys.count();
   const long long unmasked = len.keys_visible(i0);
 
   load_rows<BQ>(q_tile, q_head, i0, seq_q);  // in the first group, with the first keys
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < kv_blocks) {
-      load_rows<BKV>(k_tiles + s * kKvTile, k_head, static_cast<long long>(s) * BKV, seq_kv);
-      load_rows<BKV>(v_tiles + s * kKvTile, v_head, static_cast<long long>(s) * BKV, seq_kv);
+      load_rows<BKV>(k_tiles + s * kKvTile, k_head, keys.start(s), seq_kv);
+      load_rows<BKV>(v_tiles + s * kKvTile, v_head, keys.start(s), seq_kv);
     }
     kt::mma::commit_copies();
   }
@@ -120,8 +124,8 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
     }
     const int next = j + kStages - 1;
     if (next < kv_blocks) {
-      load_rows<BKV>(k_tiles + next % kStages * kKvTile, k_head, static_cast<long long>(next) * BKV, seq_kv);
-      load_rows<BKV>(v_tiles + next % kStages * kKvTile, v_head, static_cast<long long>(next) * BKV, seq_kv);
+      load_rows<BKV>(k_tiles + next % kStages * kKvTile, k_head, keys.start(next), seq_kv);
+      load_rows<BKV>(v_tiles + next % kStages * kKvTile, v_head, keys.start(next), seq_kv);
     }
     kt::mma::commit_copies();
     const T* k_stage = k_tiles + j % kStages * kKvTile;
@@ -151,7 +155,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
 #pragma unroll
     for (int i = 0; i < kMTiles; ++i) {
       float rescale[2];
-      softmax_update(flat(score[i]), j, Rows{i0 + warp_row + i * 16 + lane / 4, unmasked, scale_log2, len}, row_max[i],
+      softmax_update(flat(score[i]), keys.tile(j), Rows{i0 + warp_row + i * 16 + lane / 4, unmasked, scale_log2, len}, row_max[i],
                      row_sum[i], rescale);
       rescale_output(flat(out[i]), rescale);
     }

@@ -114,11 +114,13 @@ struct TileFetch {
 }  // namespace kt::attention
 
 extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
-    flash_attention_kernel(const kt::attention::T* __restrict__ q, const kt::attention::T* __restrict__ k,
-                           const kt::attention::T* __restrict__ v, kt::attention::T* __restrict__ o,
-                           float* __restrict__ lse, const float* __restrict__ scale, long long, long long heads,
-                           long long kv_heads, long long seq_q, long long seq_kv, long long, long long) {
+    KT_ATTENTION_ENTRY(const kt::attention::T* __restrict__ q, const kt::attention::T* __restrict__ k,
+                       const kt::attention::T* __restrict__ v, kt::attention::T* __restrict__ o,
+                       float* __restrict__ lse, const float* __restrict__ scale KT_ATTENTION_MASK_TENSOR, long long,
+                       long long heads, long long kv_heads, long long seq_q, long long seq_kv, long long,
+                       long long KT_ATTENTION_MASK_DIMS) {
   using namespace kt::attention;
+  KT_ATTENTION_MASK;
   extern __shared__ Chunk shared_chunks[];  // 16-byte aligned by its type
   float* k_tile = reinterpret_cast<float*>(shared_chunks);  // [BKV][D]
   float* v_tile = k_tile + BKV * D;  // [BKV][D]
@@ -137,13 +139,15 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
   // Keys the block's last row sees bound the loop; blocks of keys the first row sees in full
   // need no mask (the first row sees the fewest).
   const long long last_row = (i0 + BQ < seq_q ? i0 + BQ : seq_q) - 1;
-  const int kv_blocks = static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV);
+  const auto keys = mask.key_blocks(head, i0, static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV),
+                                    reinterpret_cast<int*>(v_tile + BKV * D));
+  const int kv_blocks = keys.count();
   const long long unmasked = len.keys_visible(i0);
 
   TileFetch k_fetch, v_fetch;
   if (kv_blocks > 0) {
-    k_fetch.load(k_head, 0, seq_kv);
-    v_fetch.load(v_head, 0, seq_kv);
+    k_fetch.load(k_head, keys.start(0), seq_kv);
+    v_fetch.load(v_head, keys.start(0), seq_kv);
   }
 
   const float scale_log2 = 1.4426950408889634f * *scale;
@@ -173,10 +177,10 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
     k_fetch.store(k_tile);
     v_fetch.store(v_tile);
     __syncthreads();
-    const long long kv0 = static_cast<long long>(j) * BKV;
+    const long long kv0 = keys.start(j);
     if (j + 1 < kv_blocks) {  // in flight while this block is used
-      k_fetch.load(k_head, kv0 + BKV, seq_kv);
-      v_fetch.load(v_head, kv0 + BKV, seq_kv);
+      k_fetch.load(k_head, keys.start_after(j, kv0), seq_kv);
+      v_fetch.load(v_head, keys.start_after(j, kv0), seq_kv);
     }
 
     // Partial scores over this lane's chunks: slots outside, keys inside, so the FMAs into

@@ -22,6 +22,7 @@
 // experts, top_k and renormalize are compile-time (KT_DIM_*); tokens, hidden and the capacity
 // are read at run time.
 #include "kernels/common/cuda_common.cuh"
+#include "kernels/common/gpu_ballot.cuh"
 
 namespace kt::moe {
 
@@ -38,16 +39,6 @@ static_assert(K <= E && K <= 32 && PER_LANE <= 8, "up to 256 experts and 32 choi
 constexpr int kNothing = 0, kCount = 1, kPrefix = 2, kRows = 3;
 
 __device__ __forceinline__ float minus_infinity() { return __int_as_float(0xff800000); }
-
-// The lanes of this thread's 32-lane warp for which `predicate` holds, as bits.
-__device__ __forceinline__ unsigned lanes_ballot(bool predicate) {
-#if KT_HIP
-  const unsigned long long all = __ballot(predicate);
-  return static_cast<unsigned>(kLockstepLanes == 64 ? all >> (threadIdx.x & 32) : all);
-#else
-  return __ballot_sync(0xffffffffu, predicate);
-#endif
-}
 
 __device__ __forceinline__ int load_volatile(const int* p) { return *static_cast<const volatile int*>(p); }
 

@@ -124,6 +124,15 @@ TEST(LibraryApi, GroupedGemmTakesItsGroupSizes) {
     expect_cpu_call_matches_reference(context, "grouped_gemm", dims, precision, "d");
 }
 
+TEST(LibraryApi, BlockSparseAttentionTakesItsMask) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"batch", 1},    {"heads", 2},  {"seq_q", 300},
+                                          {"seq_kv", 300}, {"head_dim", 64}, {"causal", 1},
+                                          {"block", 64},   {"density_percent", 30}, {"pattern", 1}};
+  for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
+    expect_cpu_call_matches_reference(context, "block_sparse_attention", dims, precision, "o");
+}
+
 TEST(LibraryApi, MoeRoutingRoutesDispatchesAndCombines) {
   kk::Context context(kk::Backend::cpu);
   const std::vector<kk::DimArgument> dims{{"tokens", 301},          {"experts", 16}, {"top_k", 2}, {"hidden", 40},
