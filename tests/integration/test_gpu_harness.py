@@ -135,7 +135,7 @@ class GpuHarness(harness.KtuneTestCase):
     def test_plans(self):
         """Every phase prints its plan without a GPU (KTUNE_GPU_PLAN=1)."""
         for phase in ("check", "bench", "suite", "dashboard", "spaces", "t1", "gemm", "attention", "scaling",
-                      "vulkan", "kernel_tuner", "busy"):
+                      "vulkan", "kernel_tuner", "busy", "serving"):
             result = self.gpu_check(phase, env_extra={"KTUNE_GPU_PLAN": "1"})
             self.assertEqual(result.returncode, 0, f"{phase}: {result.stderr}")
             self.assertIn(f"== {phase} plan", result.stdout)
@@ -152,6 +152,26 @@ class GpuHarness(harness.KtuneTestCase):
         self.assertIn("softmax@rows=16384,cols=4096@bf16", busy)
         self.assertIn("gemm@m=4096,n=4096,k=4096@bf16", busy)
         self.assertIn("flash_attention@batch=4,heads=16,seq_q=4096,seq_kv=4096,head_dim=128@bf16", busy)
+
+    def test_serving_judges_each_family_against_its_bar(self):
+        from ci.gpu import phase_serving
+        # grouped_gemm's group sizes as kernels/grouped_gemm/family.cpp draws them.
+        self.assertEqual(phase_serving.group_sizes(1000, 5), [100, 0, 400, 300, 200])
+        self.assertEqual(sum(phase_serving.group_sizes(65536, 64)), 65536)
+        paged = {"copy_bytes": 2e9, "bytes_per_second": 2.1e12}
+        self.assertEqual(phase_serving.verdict("paged_attention", paged, None, {"copy_ns": 1e6})[2], True)  # 2.1 of 2.0 TB/s
+        self.assertEqual(phase_serving.verdict("paged_attention", {**paged, "bytes_per_second": 1.3e12}, None,
+                                               {"copy_ns": 1e6})[2], False)
+        self.assertEqual(phase_serving.verdict("block_sparse_attention", {"ns": 30}, {"ns": 100}, {})[2], True)
+        self.assertEqual(phase_serving.verdict("block_sparse_attention", {"ns": 40}, {"ns": 100}, {})[2], False)
+        grouped = {"ns": 100, "flops_per_second": 90}
+        self.assertEqual(phase_serving.verdict("grouped_gemm", grouped, {"flops_per_second": 100},
+                                               {"loop_ns": 200, "loop_graph_ns": 160})[2], True)
+        self.assertEqual(phase_serving.verdict("grouped_gemm", grouped, {"flops_per_second": 100},
+                                               {"loop_ns": 200, "loop_graph_ns": 140})[2], False)  # 1.4x the loop
+        self.assertIsNone(phase_serving.verdict("moe_routing", {"ns": 10}, None, {"eager_ns": 30})[2])
+        plan = self.gpu_check("serving", env_extra={"KTUNE_GPU_PLAN": "1"}).stdout
+        self.assertIn("grouped_gemm m=65536,experts=64,n=4096,k=4096", plan)
 
     def test_busy_compares_the_configs_both_binaries_measured(self):
         from ci.gpu import phase_busy
