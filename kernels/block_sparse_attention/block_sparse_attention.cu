@@ -1,7 +1,7 @@
 // Block-sparse attention on CUDA and HIP (kernels/block_sparse_attention/block_sparse_attention.hpp
 // has the problem): flash attention's simt and mma paths (kernels/flash_attention/), whose query
-// blocks first list the blocks of keys their row of the mask keeps (BlockMask in
-// flash_attention_common.cuh) and visit only those. The entry is the paths' own, with the mask
+// blocks first list the mask blocks their row keeps (BlockMask in flash_attention_common.cuh) and
+// visit only those blocks' keys. The entry is the paths' own, with the mask
 // after the scale and the mask's dims after attention's.
 #include "kernels/flash_attention/flash_attention_common.cuh"
 

@@ -45,22 +45,24 @@ struct NoBlockMask {
   __device__ __forceinline__ AllKeyBlocks key_blocks(long long, long long, int bound, int*) const { return {bound}; }
 };
 
-// The blocks of keys a block mask keeps, listed in shared memory.
+// The blocks of keys a block mask keeps: the kept mask blocks listed in shared memory, each
+// `per` blocks of keys (the last one's may end at the causal bound, so `blocks` counts only those
+// before it).
 struct KeptKeyBlocks {
   const int* list;
-  int blocks;
+  int per, blocks;
   __device__ __forceinline__ int count() const { return blocks; }
-  __device__ __forceinline__ int tile(int n) const { return list[n]; }
-  __device__ __forceinline__ long long start(int n) const { return static_cast<long long>(list[n]) * BKV; }
+  __device__ __forceinline__ int tile(int n) const { return list[n / per] * per + n % per; }
+  __device__ __forceinline__ long long start(int n) const { return static_cast<long long>(tile(n)) * BKV; }
   __device__ __forceinline__ long long start_after(int n, long long) const { return start(n + 1); }
 };
 
 // Block-sparse attention (kernels/block_sparse_attention/): blocks of `size` query rows by `size`
 // keys, each kept (nonzero) or not, per head: [heads][q_blocks][kv_blocks] int32. A query block
 // of the kernel lies in one row of mask blocks and a block of keys in one column (size is a
-// multiple of both). Before its loop the query block lists the blocks of keys its row keeps, up
-// to the causal bound, in `list` (shared memory for ceil(seq_kv / BKV) ints): warp 0 takes 32
-// mask blocks per ballot. Blocks of keys that are off are never loaded.
+// multiple of both). Before its loop the query block lists the mask blocks its row keeps, up to
+// the causal bound, in `list` (shared memory for ceil(seq_kv / size) ints): warp 0 takes 32 mask
+// blocks per ballot. Blocks of keys that are off are never loaded.
 struct BlockMask {
   const int* blocks;
   long long q_blocks, kv_blocks, size;
@@ -76,17 +78,15 @@ struct BlockMask {
         const int m = m0 + lane;
         const bool on = m < mask_blocks && kept[m] != 0;
         const unsigned bits = lanes_ballot(on);
-        if (on) {
-          const int at = total + __popc(bits & ((1u << lane) - 1u)) * per;
-          for (int t = 0; t < per && m * per + t < bound; ++t) list[at + t] = m * per + t;
-        }
-        total += __popc(bits) * per;
+        if (on) list[total + __popc(bits & ((1u << lane) - 1u))] = m;
+        total += __popc(bits);
       }
       // The last mask block may reach past the bound: only its blocks of keys before it count.
-      if (lane == 0) listed = mask_blocks > 0 && kept[mask_blocks - 1] != 0 ? total - (mask_blocks * per - bound) : total;
+      const bool last_kept = mask_blocks > 0 && kept[mask_blocks - 1] != 0;
+      if (lane == 0) listed = total * per - (last_kept ? mask_blocks * per - bound : 0);
     }
     __syncthreads();
-    return {list, listed};
+    return {list, per, listed};
   }
 };
 

@@ -316,6 +316,87 @@ grouped_gemm_op = _register("grouped_gemm(Tensor a, Tensor b, Tensor group_sizes
                             lambda a, b, group_sizes: a.new_empty((a.shape[0], b.shape[1])))
 
 
+def _block_sparse_attention(q, k, v, block_mask, block, causal, scale):
+    if q.dim() != 4 or k.dim() != 4 or v.shape != k.shape or q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3] \
+            or q.shape[1] % k.shape[1] or block < 16:
+        raise BadArgument(f"ktune.block_sparse_attention: q must be [batch, heads, seq_q, head_dim] and k, v [batch, "
+                          f"kv_heads, seq_kv, head_dim], block at least 16; got {tuple(q.shape)}, {tuple(k.shape)}, "
+                          f"{tuple(v.shape)}, block {block}")
+    batch, heads, seq_q, head_dim = q.shape
+    seq_kv = k.shape[2]
+    blocks = (heads, -(-seq_q // block), -(-seq_kv // block))
+    if tuple(block_mask.shape) != blocks:
+        raise BadArgument(f"ktune.block_sparse_attention: block_mask must be [heads, ceil(seq_q / block), "
+                          f"ceil(seq_kv / block)] = {list(blocks)}, got {tuple(block_mask.shape)}")
+    o = torch.empty_like(q, memory_format=torch.contiguous_format)
+    lse = torch.empty((batch, heads, seq_q), dtype=torch.float32, device=q.device)
+    scale_tensor = _constant(1.0 / math.sqrt(head_dim) if scale is None else float(scale), 1, torch.float32, q.device)
+    # density_percent and pattern only describe the tuner's own masks: the defaults pick the
+    # tuned configs of the nearest shape.
+    _dispatch.run("block_sparse_attention", "block_sparse_attention", {"q": q, "k": k, "v": v}, {"o": o},
+                  {"batch": batch, "heads": heads, "kv_heads": k.shape[1], "seq_q": seq_q, "seq_kv": seq_kv,
+                   "head_dim": head_dim, "causal": int(bool(causal)), "block": block},
+                  extra={"lse": lse, "scale": scale_tensor, "block_mask": _int32(block_mask)})
+    return o, lse
+
+
+block_sparse_attention_op = _register(
+    "block_sparse_attention(Tensor q, Tensor k, Tensor v, Tensor block_mask, int block, bool causal, float? scale) "
+    "-> (Tensor, Tensor)", _block_sparse_attention,
+    lambda q, *rest: (torch.empty_like(q, memory_format=torch.contiguous_format),
+                      q.new_empty(q.shape[:3], dtype=torch.float32)))
+
+
+def _moe_routing(logits, x, top_k, capacity_percent, renormalize):
+    if logits.dim() != 2 or x.dim() != 2 or logits.shape[0] != x.shape[0] or not 1 <= top_k <= logits.shape[1] \
+            or capacity_percent < 0:
+        raise BadArgument(f"ktune.moe_routing: logits must be [tokens, experts] and x [tokens, hidden], 1 <= top_k <= "
+                          f"experts, capacity_percent >= 0; got {tuple(logits.shape)}, {tuple(x.shape)}, top_k "
+                          f"{top_k}, capacity_percent {capacity_percent}")
+    if logits.dtype != x.dtype:
+        raise BadArgument(f"ktune.moe_routing: logits ({logits.dtype}) and x ({x.dtype}) must have one dtype")
+    tokens, experts = logits.shape
+    ints = dict(dtype=torch.int32, device=x.device)
+    outputs = {"weights": logits.new_empty((tokens, top_k), dtype=torch.float32),
+               "expert_ids": torch.empty((tokens, top_k), **ints), "rows": torch.empty((tokens, top_k), **ints),
+               "counts": torch.empty((experts,), **ints), "dropped": torch.empty((1,), **ints)}
+    dispatched = x.new_empty((tokens * top_k, x.shape[1]))
+    _dispatch.run("moe_routing", "moe_routing", {"logits": logits, "x": x}, {"dispatched": dispatched},
+                  {"tokens": tokens, "experts": experts, "top_k": top_k, "hidden": x.shape[1],
+                   "capacity_percent": capacity_percent, "renormalize": int(bool(renormalize))}, extra=outputs)
+    return (outputs["weights"], outputs["expert_ids"], outputs["rows"], outputs["counts"], outputs["dropped"],
+            dispatched)
+
+
+moe_routing_op = _register(
+    "moe_routing(Tensor logits, Tensor x, int top_k, int capacity_percent, bool renormalize) "
+    "-> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)", _moe_routing,
+    lambda logits, x, top_k, capacity_percent, renormalize: (
+        logits.new_empty((logits.shape[0], top_k), dtype=torch.float32),
+        logits.new_empty((logits.shape[0], top_k), dtype=torch.int32),
+        logits.new_empty((logits.shape[0], top_k), dtype=torch.int32),
+        logits.new_empty((logits.shape[1],), dtype=torch.int32), logits.new_empty((1,), dtype=torch.int32),
+        x.new_empty((logits.shape[0] * top_k, x.shape[1]))))
+
+
+def _moe_combine(expert_out, weights, rows):
+    if expert_out.dim() != 2 or weights.dim() != 2 or rows.shape != weights.shape \
+            or expert_out.shape[0] != weights.numel():
+        raise BadArgument(f"ktune.moe_combine: expert_out must be [tokens * top_k, hidden], weights and rows [tokens, "
+                          f"top_k]; got {tuple(expert_out.shape)}, {tuple(weights.shape)}, {tuple(rows.shape)}")
+    tokens, top_k = weights.shape
+    y = expert_out.new_empty((tokens, expert_out.shape[1]))
+    _dispatch.run("moe_combine", "moe_combine", {"expert_out": expert_out}, {"y": y},
+                  {"tokens": tokens, "top_k": top_k, "hidden": expert_out.shape[1]},
+                  extra={"weights": weights.float(), "rows": _int32(rows)})
+    return y
+
+
+moe_combine_op = _register("moe_combine(Tensor expert_out, Tensor weights, Tensor rows) -> Tensor", _moe_combine,
+                           lambda expert_out, weights, rows: expert_out.new_empty((weights.shape[0],
+                                                                                    expert_out.shape[1])))
+
+
 # --- PyTorch's formulas: the backward's recomputation, and what the tests compare against -------
 
 def _rotate(x, cos, sin):
@@ -402,7 +483,58 @@ def _grouped_gemm_reference(a, b, group_sizes):
     return torch.cat([part @ b[g].t() for g, part in enumerate(parts)])
 
 
+def _block_sparse_attention_reference(q, k, v, block_mask, block, causal, scale):
+    seq_q, seq_kv = q.shape[2], k.shape[2]
+    kept = block_mask.bool().repeat_interleave(block, 1).repeat_interleave(block, 2)[:, :seq_q, :seq_kv]
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    work = torch.float64 if q.dtype == torch.float64 else torch.float32
+    scores = (q.to(work) @ k.to(work).transpose(-1, -2)) * scale
+    if causal:
+        kept = kept & torch.ones(seq_q, seq_kv, dtype=torch.bool, device=q.device).tril(seq_kv - seq_q)
+    scores = scores.masked_fill(~kept, float("-inf"))
+    seen = kept.any(-1)  # [heads, seq_q]: a row that sees no key gets o = 0, lse = +inf
+    lse = torch.where(seen, torch.logsumexp(scores, dim=-1), torch.full_like(scores[..., 0], float("inf")))
+    p = torch.softmax(scores.masked_fill(~seen[..., None], 0.0), dim=-1) * seen[..., None]
+    return (p @ v.to(work)).to(q.dtype), lse.float()
+
+
+def _moe_routing_reference(logits, x, top_k, capacity_percent, renormalize):
+    tokens, experts = logits.shape
+    # Largest logit first, the lower expert among equal ones (a stable sort keeps index order).
+    _, order = torch.sort(logits, dim=-1, descending=True, stable=True)
+    ids = order[:, :top_k]
+    chosen = logits.gather(1, ids)
+    if renormalize:
+        weights = torch.softmax(chosen.double(), -1)
+    else:
+        weights = torch.softmax(logits.double(), -1).gather(1, ids)
+    # An expert's position of token t: the earlier tokens that chose it (a token chooses it once).
+    chose = torch.zeros(tokens, experts, dtype=torch.long, device=x.device).scatter(1, ids, 1)
+    position = (chose.cumsum(0) - chose).gather(1, ids)
+    total = chose.sum(0)
+    capacity = tokens if capacity_percent == 0 else \
+        max(1, min(tokens, -(-capacity_percent * tokens * top_k // (100 * experts))))
+    keeps = total.clamp(max=capacity)
+    offset = keeps.cumsum(0) - keeps
+    rows = torch.where(position < capacity, offset[ids] + position, torch.full_like(position, -1))
+    dispatched = x.new_zeros((tokens * top_k, x.shape[1]))
+    kept = rows >= 0
+    dispatched = dispatched.index_put((rows[kept],), x.repeat_interleave(top_k, 0)[kept.flatten()])
+    return (weights.float(), ids.int(), rows.int(), keeps.int(), (total - keeps).sum().view(1).int(), dispatched)
+
+
+def _moe_combine_reference(expert_out, weights, rows):
+    work = torch.float64 if expert_out.dtype == torch.float64 else torch.float32
+    gathered = expert_out[rows.long().clamp(min=0)].to(work)  # [tokens, top_k, hidden]
+    return (gathered * (weights.to(work) * (rows >= 0))[..., None]).sum(1).to(expert_out.dtype)
+
+
 REFERENCES["paged_attention"] = _paged_attention_reference
+REFERENCES["block_sparse_attention"] = _block_sparse_attention_reference
+REFERENCES["moe_routing"] = _moe_routing_reference
+REFERENCES["moe_combine"] = _moe_combine_reference
 REFERENCES["grouped_gemm"] = _grouped_gemm_reference
 REFERENCES["linear"] = _linear_reference
 REFERENCES["ffn"] = _ffn_reference
@@ -516,6 +648,31 @@ def grouped_gemm(a, b, group_sizes):
     """Each group's rows of a [m, k] (groups in order, group_sizes[g] rows each) times its weight
     b[g] [n, k] transposed: a mixture-of-experts layer's GEMMs in one call."""
     return _call("grouped_gemm", grouped_gemm_op, a, b, group_sizes)
+
+
+def block_sparse_attention(q, k, v, block_mask, block, causal=False, scale=None, return_lse=False):
+    """flash_attention restricted by a block mask: block_mask [heads, ceil(seq_q / block),
+    ceil(seq_kv / block)] (nonzero: query block i of a head sees key block j), the same for every
+    sequence; blocks that are off cost nothing. A row that sees no key gets o = 0 (lse +inf)."""
+    o, lse = _call("block_sparse_attention", block_sparse_attention_op, q, k, v, block_mask, int(block), bool(causal),
+                   scale)
+    return (o, lse) if return_lse else o
+
+
+def moe_routing(logits, x, top_k, capacity_percent=125, renormalize=True):
+    """A mixture-of-experts router: from logits [tokens, experts] and x [tokens, hidden], each
+    token's top_k experts (largest logit first, the lower index among equal ones) with their
+    softmax weights (renormalize: over the chosen ones), a capacity per expert of capacity_percent
+    of an even share (0: none; earlier tokens kept first), and x's rows in expert-contiguous order.
+    Returns (weights [tokens, top_k] fp32, expert_ids, rows (-1: dropped), counts [experts],
+    dropped [1], dispatched [tokens * top_k, hidden]); counts are grouped_gemm's group sizes."""
+    return _call("moe_routing", moe_routing_op, logits, x, int(top_k), int(capacity_percent), bool(renormalize))
+
+
+def moe_combine(expert_out, weights, rows):
+    """moe_routing's inverse: y[t] = sum over k of weights[t, k] * expert_out[rows[t, k]], rows of -1
+    (dropped) adding nothing; expert_out [tokens * top_k, hidden] in the dispatched order."""
+    return _call("moe_combine", moe_combine_op, expert_out, weights, rows)
 
 
 def instance_norm(x, weight, bias):

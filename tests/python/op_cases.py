@@ -9,7 +9,12 @@ DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
 
 def relative_l2(got, want):
+    """|got - want| / |want|; where want is infinite (a row that sees no key) got must equal it."""
     got, want = got.double(), want.double()
+    infinite = torch.isinf(want)
+    if not torch.equal(got[infinite], want[infinite]):
+        return float("inf")
+    got, want = got[~infinite], want[~infinite]
     return float((got - want).norm() / want.norm().clamp_min(1e-300))
 
 
@@ -30,6 +35,8 @@ class Sizes:
         self.image = (2, 3, 37, 41) if large else (2, 3, 5, 7)
         self.paged = (3, 8, 2, 64 if large else 16, 16, 40 if large else 5)  # batch, heads, kv heads, dim, page, pages
         self.grouped = (301, 5, 136, 264) if large else (37, 4, 19, 24)  # m, experts, n, k
+        self.sparse = (2, 4, 2, 300, 77, 64 if large else 16, 64)  # batch, heads, kv heads, seq_q, seq_kv, dim, block
+        self.moe = (301, 16, 4, 136) if large else (37, 8, 2, 19)  # tokens, experts, top_k, hidden
 
 
 def cases(sizes, r, angles):
@@ -82,15 +89,38 @@ def cases(sizes, r, angles):
     sizes_of = [m // experts * (g % 3) for g in range(experts - 1)]  # group 0 empty, the rest uneven
     yield ("grouped_gemm", (r(m, k), r(experts, n, k, low=-0.3, high=0.3),
                             torch.tensor(sizes_of + [m - sum(sizes_of)], dtype=torch.int32, device=q.device)), None)
+    # Block-sparse attention: a random mask with an empty row of blocks (its rows see no key).
+    batch, heads, kv_heads, seq_q, seq_kv, head_dim, block = sizes.sparse
+    q, k, v = r(batch, heads, seq_q, head_dim), r(batch, kv_heads, seq_kv, head_dim), r(batch, kv_heads, seq_kv, head_dim)
+    blocks = (heads, -(-seq_q // block), -(-seq_kv // block))
+    mask = (torch.rand(*blocks, generator=torch.Generator().manual_seed(5)) < 0.5).to(torch.int32).to(q.device)
+    mask[:, 1] = 0
+    for causal in (False, True):
+        for out in (0, 1):
+            yield "block_sparse_attention", (q, k, v, mask, block, causal, None), out
+    # MoE routing (every output; the logits on bf16's coarse grid tie often) and its combine.
+    tokens, experts, top_k, hidden = sizes.moe
+    logits, x = r(tokens, experts), r(tokens, hidden)
+    for capacity, renormalize in ((0, True), (80, False), (125, True)):
+        for out in range(6):
+            yield "moe_routing", (logits, x, top_k, capacity, renormalize), out
+    rows = torch.randperm(tokens * top_k, generator=torch.Generator().manual_seed(7)).view(tokens, top_k).to(q.device)
+    rows[::3, 0] = -1
+    yield ("moe_combine", (r(tokens * top_k, hidden), r(tokens, top_k, low=0.0, high=1.0).float(), rows.to(torch.int32)),
+           None)
 
 
 def check(test, ktune, name, args, precision, out_index=None, device="cpu"):
     """ktune.<name>(*args) against PyTorch's formula in float64 on the same inputs."""
-    got = getattr(ktune, name)(*args, **({"return_lse": True} if name in ("flash_attention", "paged_attention") else {}))
+    with_lse = name in ("flash_attention", "paged_attention", "block_sparse_attention")
+    got = getattr(ktune, name)(*args, **({"return_lse": True} if with_lse else {}))
     want = ktune.ops.REFERENCES[name](*[a.double() if torch.is_tensor(a) else a for a in args])
     if out_index is not None:
         got, want = got[out_index], want[out_index]
     test.assertEqual((got.shape, got.device.type), (want.shape, device), name)
+    if not got.is_floating_point():  # indices and counts: exactly PyTorch's
+        test.assertTrue(torch.equal(got.cpu().long(), want.cpu().long()), f"{name} output {out_index}: {got} != {want}")
+        return
     test.assertFalse(torch.isnan(got).any(), name)
     error = relative_l2(got, want)
     test.assertLess(error, TOLERANCE[precision], f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "

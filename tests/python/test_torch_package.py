@@ -82,6 +82,10 @@ class TorchLibrary(unittest.TestCase):
         d = torch.ops.ktune.linear(torch.empty(5, 7, 3, device="meta"), torch.empty(11, 3, device="meta"), None, None,
                                    "none")
         self.assertEqual(tuple(d.shape), (5, 7, 11))
+        routed = torch.ops.ktune.moe_routing(torch.empty(7, 8, device="meta"), torch.empty(7, 5, device="meta"), 2, 125,
+                                             True)
+        self.assertEqual([tuple(t.shape) for t in routed], [(7, 2), (7, 2), (7, 2), (8,), (1,), (14, 5)])
+        self.assertEqual([t.dtype for t in routed[:5]], [torch.float32] + [torch.int32] * 4)
 
     def test_compiled(self):
         if not hasattr(torch, "compile"):
@@ -106,6 +110,17 @@ class TorchLibrary(unittest.TestCase):
         v = torch.randn(1, 1, 6, 8, requires_grad=True)
         ktune.flash_attention(q, k, v, causal=True).sum().backward()
         self.assertEqual([tuple(t.grad.shape) for t in (q, k, v)], [(1, 2, 5, 8), (1, 1, 6, 8), (1, 1, 6, 8)])
+        # MoE routing: the weights' gradient reaches the logits, the dispatched rows' reaches x.
+        logits, x = torch.randn(9, 8, requires_grad=True), torch.randn(9, 5, requires_grad=True)
+        weights, ids, _, _, _, dispatched = ktune.moe_routing(logits, x, 2, 100, True)
+        self.assertFalse(ids.requires_grad)
+        (weights.pow(2).sum() + dispatched.pow(3).sum()).backward()
+        got = [logits.grad.clone(), x.grad.clone()]
+        logits.grad = x.grad = None
+        weights, _, _, _, _, dispatched = ops.REFERENCES["moe_routing"](logits, x, 2, 100, True)
+        (weights.pow(2).sum() + dispatched.pow(3).sum()).backward()
+        for g, t in zip(got, (logits, x)):
+            self.assertLess(relative_l2(g, t.grad), 1e-5)
 
 
 class Errors(unittest.TestCase):
