@@ -124,6 +124,14 @@ TEST(LibraryApi, GroupedGemmTakesItsGroupSizes) {
     expect_cpu_call_matches_reference(context, "grouped_gemm", dims, precision, "d");
 }
 
+TEST(LibraryApi, FlashAttentionBackwardGivesEveryGradient) {
+  kk::Context context(kk::Backend::cpu);
+  const std::vector<kk::DimArgument> dims{{"batch", 1},   {"heads", 4},    {"kv_heads", 2}, {"seq_q", 37},
+                                          {"seq_kv", 45}, {"head_dim", 32}, {"causal", 1}};
+  for (const char* output : {"dq", "dk", "dv"})
+    expect_cpu_call_matches_reference(context, "flash_attention_backward", dims, kk::Precision::bf16, output);
+}
+
 TEST(LibraryApi, BlockSparseAttentionTakesItsMask) {
   kk::Context context(kk::Backend::cpu);
   const std::vector<kk::DimArgument> dims{{"batch", 1},    {"heads", 2},  {"seq_q", 300},
