@@ -2,9 +2,10 @@
 (torch.ops.ktune.rms_norm, ...), with a Meta implementation for shape propagation (torch.compile
 traces through them), and functional wrappers (ktune.rms_norm, ...) that add autograd.
 
-The kernels compute the forward pass. The backward of every op is PyTorch recomputing the same
-function from its saved inputs (torch.autograd.grad through the op's PyTorch formula): correct
-gradients, at the cost of PyTorch's speed and memory for the backward.
+The kernels compute the forward pass, and attention's backward where KERNEL_BACKWARD_DEVICES says
+(flash_attention_backward). Every other backward, and any double backward, is PyTorch recomputing
+the same function from its saved inputs (torch.autograd.grad through the op's PyTorch formula):
+correct gradients, at the cost of PyTorch's speed and memory for the backward.
 
 Constants the kernels fix: RMSNorm's epsilon is 1e-6 (also in rms_norm_rope), LayerNorm's and
 InstanceNorm's 1e-5; softmax_dropout drops with p = 0.1 from a fixed Philox seed (0x5eed), so its
@@ -215,6 +216,32 @@ def _flash_attention_meta(q, k, v, causal, scale):
 flash_attention_op = _register(
     "flash_attention(Tensor q, Tensor k, Tensor v, bool causal, float? scale) -> (Tensor, Tensor)",
     _flash_attention, _flash_attention_meta)
+
+
+def _flash_attention_backward(q, k, v, o, dout, lse, causal, scale):
+    if q.dim() != 4 or k.shape != v.shape or o.shape != q.shape or dout.shape != q.shape \
+            or tuple(lse.shape) != tuple(q.shape[:3]):
+        raise BadArgument(f"ktune.flash_attention_backward: q, o, dout must be [batch, heads, seq_q, head_dim], k and v "
+                          f"[batch, kv_heads, seq_kv, head_dim], lse [batch, heads, seq_q]; got q {tuple(q.shape)}, "
+                          f"k {tuple(k.shape)}, v {tuple(v.shape)}, o {tuple(o.shape)}, dout {tuple(dout.shape)}, "
+                          f"lse {tuple(lse.shape)}")
+    batch, heads, seq_q, head_dim = q.shape
+    dq = torch.empty_like(q, memory_format=torch.contiguous_format)
+    dk = torch.empty_like(k, memory_format=torch.contiguous_format)
+    dv = torch.empty_like(v, memory_format=torch.contiguous_format)
+    scale_tensor = _constant(1.0 / math.sqrt(head_dim) if scale is None else float(scale), 1, torch.float32, q.device)
+    _dispatch.run("flash_attention_backward", "flash_attention_backward",
+                  {"q": q, "k": k, "v": v, "o": o, "dout": dout}, {"dq": dq, "dk": dk, "dv": dv},
+                  {"batch": batch, "heads": heads, "kv_heads": k.shape[1], "seq_q": seq_q, "seq_kv": k.shape[2],
+                   "head_dim": head_dim, "causal": int(bool(causal))},
+                  extra={"lse": lse.float(), "scale": scale_tensor})
+    return dq, dk, dv
+
+
+flash_attention_backward_op = _register(
+    "flash_attention_backward(Tensor q, Tensor k, Tensor v, Tensor o, Tensor dout, Tensor lse, bool causal, "
+    "float? scale) -> (Tensor, Tensor, Tensor)", _flash_attention_backward,
+    lambda q, k, v, *rest: tuple(torch.empty_like(t, memory_format=torch.contiguous_format) for t in (q, k, v)))
 
 
 # --- ffn, layer_norm_linear, instance_norm ------------------------------------------------------------
@@ -555,7 +582,10 @@ class _Recomputed(torch.autograd.Function):
     @staticmethod
     def backward(ctx, *grads):
         saved = iter(ctx.saved_tensors)
-        args = [next(saved).detach().requires_grad_(need) if is_tensor else constant
+        # With create_graph the saved tensors themselves, so the gradients' graph reaches the inputs
+        # (double backward); otherwise detached copies that ask for the gradients needed.
+        graph = torch.is_grad_enabled()
+        args = [(next(saved) if graph else next(saved).detach().requires_grad_(need)) if is_tensor else constant
                 for is_tensor, constant, need in zip(ctx.is_tensor, ctx.constants, ctx.needs_input_grad[2:])]
         wanted = [a for a, is_tensor in zip(args, ctx.is_tensor) if is_tensor and a.requires_grad]
         with torch.enable_grad():
@@ -567,6 +597,38 @@ class _Recomputed(torch.autograd.Function):
                         if pairs and wanted else [None] * len(wanted))
         return (None, None) + tuple(next(computed) if is_tensor and a.requires_grad else None
                                     for a, is_tensor in zip(args, ctx.is_tensor))
+
+
+# Devices whose attention backward is ktune's kernel (flash_attention_backward); elsewhere the
+# backward recomputes PyTorch's formula. CUDA joins once `ci/gpu-check` has checked the kernel on a GPU.
+KERNEL_BACKWARD_DEVICES = {"cpu"}
+
+
+class _AttentionWithKernelBackward(torch.autograd.Function):
+    """flash_attention's forward kernel, and its backward kernel for the gradients (PyTorch's
+    recomputation when a graph of the backward itself is wanted: double backward)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal, scale):
+        o, lse = flash_attention_op(q, k, v, causal, scale)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.causal, ctx.scale = causal, scale
+        return o
+
+    @staticmethod
+    def backward(ctx, grad_o):
+        q, k, v, o, lse = ctx.saved_tensors
+        if torch.is_grad_enabled():  # create_graph: the kernel's gradients have no graph of their own
+            # The saved tensors themselves (not detached copies), so the gradients' graph reaches
+            # the inputs and a second backward flows through it.
+            needs = ctx.needs_input_grad[:3]
+            with torch.enable_grad():
+                out = _attention_reference(q, k, v, ctx.causal, ctx.scale)[0]
+            wanted = [t for t, need in zip((q, k, v), needs) if need]
+            computed = iter(torch.autograd.grad(out, wanted, grad_o, create_graph=True))
+            return tuple(next(computed) if need else None for need in needs) + (None, None)
+        dq, dk, dv = flash_attention_backward_op(q, k, v, o, grad_o.contiguous(), lse, ctx.causal, ctx.scale)
+        return dq, dk, dv, None, None
 
 
 def _call(name, op, *args):
@@ -621,9 +683,20 @@ def linear(x, weight, bias=None, residual=None, activation="none"):
 def flash_attention(q, k, v, causal=False, scale=None, return_lse=False):
     """softmax(scale·QKᵀ)V for q [batch, heads, seq_q, head_dim] and k, v [batch, kv_heads, seq_kv,
     head_dim] (grouped-query when kv_heads < heads); causal is bottom-right aligned as in the
-    library. Returns o, or (o, lse) with lse the fp32 log-sum-exp of each query row."""
+    library. Returns o, or (o, lse) with lse the fp32 log-sum-exp of each query row. Its gradients
+    come from ktune's backward kernel on the devices of KERNEL_BACKWARD_DEVICES (when o alone is
+    returned), else from PyTorch recomputing the formula."""
+    wants_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    if wants_grad and not return_lse and q.device.type in KERNEL_BACKWARD_DEVICES:
+        return _AttentionWithKernelBackward.apply(q, k, v, bool(causal), scale)
     o, lse = _call("flash_attention", flash_attention_op, q, k, v, bool(causal), scale)
     return (o, lse) if return_lse else o
+
+
+def flash_attention_backward(q, k, v, o, dout, lse, causal=False, scale=None):
+    """The gradients (dq, dk, dv) of flash_attention's o given dout, from the forward's o and fp32
+    lse (return_lse=True), in one call; dk and dv summed over each kv head's query heads."""
+    return flash_attention_backward_op(q, k, v, o, dout, lse, bool(causal), scale)
 
 
 def ffn(x, w1, b1, w2, b2, activation="gelu"):

@@ -110,6 +110,43 @@ class TorchLibrary(unittest.TestCase):
         v = torch.randn(1, 1, 6, 8, requires_grad=True)
         ktune.flash_attention(q, k, v, causal=True).sum().backward()
         self.assertEqual([tuple(t.grad.shape) for t in (q, k, v)], [(1, 2, 5, 8), (1, 1, 6, 8), (1, 1, 6, 8)])
+        # Attention's gradients from ktune's backward kernel (on the CPU), at odd lengths with
+        # grouped-query heads and the causal mask, against PyTorch's autograd of the formula in
+        # float64; double backward through PyTorch's recomputation.
+        self.assertIn("cpu", ops.KERNEL_BACKWARD_DEVICES)
+        for causal in (False, True):
+            for dtype, tolerance in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):
+                q = (torch.rand(2, 4, 37, 16, dtype=torch.float64) * 4 - 2).to(dtype).requires_grad_()
+                k = (torch.rand(2, 2, 45, 16, dtype=torch.float64) * 4 - 2).to(dtype).requires_grad_()
+                v = torch.rand(2, 2, 45, 16, dtype=torch.float64).to(dtype).requires_grad_()
+                dout = torch.rand(2, 4, 37, 16, dtype=torch.float64).to(dtype)
+                got = torch.autograd.grad(ktune.flash_attention(q, k, v, causal=causal), (q, k, v), dout)
+                exact = [t.detach().double().requires_grad_() for t in (q, k, v)]
+                want = torch.autograd.grad(ops.REFERENCES["flash_attention"](*exact, causal, None)[0], exact,
+                                           dout.double())
+                for g, w in zip(got, want):
+                    self.assertEqual(g.dtype, dtype)
+                    self.assertLess(relative_l2(g, w), tolerance, f"causal {causal} {dtype}")
+        second = []
+        for attention in (lambda a, b, c: ktune.flash_attention(a, b, c, causal=True),
+                          lambda a, b, c: ops.REFERENCES["flash_attention"](a, b, c, True, None)[0]):
+            q, k, v = (torch.randn(1, 2, 5, 8, generator=torch.Generator().manual_seed(s), requires_grad=True)
+                       for s in (1, 2, 3))
+            grad_q, = torch.autograd.grad(attention(q, k, v).pow(2).sum(), q, create_graph=True)
+            second.append(torch.autograd.grad(grad_q.pow(2).sum(), (q, k, v)))
+        for g, w in zip(*second):
+            self.assertLess(relative_l2(g, w), 1e-4)
+        # Double backward through an op whose backward is PyTorch's recomputation: its gradients'
+        # graph reaches the inputs.
+        second = []
+        for norm in (ktune.layer_norm, ops.REFERENCES["layer_norm"]):
+            x = torch.randn(5, 12, generator=torch.Generator().manual_seed(4), requires_grad=True)
+            w = (torch.rand(12, generator=torch.Generator().manual_seed(5)) + 0.5).requires_grad_()
+            b = torch.randn(12, generator=torch.Generator().manual_seed(6), requires_grad=True)
+            grad_x, = torch.autograd.grad(norm(x, w, b).pow(3).sum(), x, create_graph=True)
+            second.append(torch.autograd.grad(grad_x.pow(2).sum(), (x, w)))
+        for g, want in zip(*second):
+            self.assertLess(relative_l2(g, want), 1e-4)
         # MoE routing: the weights' gradient reaches the logits, the dispatched rows' reaches x.
         logits, x = torch.randn(9, 8, requires_grad=True), torch.randn(9, 5, requires_grad=True)
         weights, ids, _, _, _, dispatched = ktune.moe_routing(logits, x, 2, 100, True)
