@@ -474,14 +474,19 @@ def _attention_reference(q, k, v, causal, scale):
     group = q.shape[1] // k.shape[1]
     k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = (q.float() @ k.float().transpose(-1, -2)) * scale
-    if causal:
-        seq_q, seq_kv = q.shape[2], k.shape[2]
-        allowed = torch.ones(seq_q, seq_kv, dtype=torch.bool, device=q.device).tril(seq_kv - seq_q)
-        scores = scores.masked_fill(~allowed, float("-inf"))
-    lse = torch.logsumexp(scores, dim=-1)
-    o = (torch.softmax(scores, dim=-1) @ v.float()).to(q.dtype)
-    return o, lse
+    work = torch.float64 if q.dtype == torch.float64 else torch.float32
+    scores = (q.to(work) @ k.to(work).transpose(-1, -2)) * scale
+    if not causal:
+        return (torch.softmax(scores, dim=-1) @ v.to(scores.dtype)).to(q.dtype), torch.logsumexp(scores, dim=-1)
+    seq_q, seq_kv = q.shape[2], k.shape[2]
+    allowed = torch.ones(seq_q, seq_kv, dtype=torch.bool, device=q.device).tril(seq_kv - seq_q)
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    # A row that sees no key (seq_q > seq_kv) gets o = 0 and lse = +inf, as the kernels give, and
+    # no NaN in the gradients.
+    seen = allowed.any(-1)  # [seq_q]
+    lse = torch.where(seen, torch.logsumexp(scores, dim=-1), torch.full_like(scores[..., 0], float("inf")))
+    p = torch.softmax(scores.masked_fill(~seen[:, None], 0.0), dim=-1) * seen[:, None]
+    return (p @ v.to(scores.dtype)).to(q.dtype), lse
 
 
 def _paged_attention_reference(q, k_cache, v_cache, block_table, seq_lens, scale):

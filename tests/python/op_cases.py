@@ -125,3 +125,23 @@ def check(test, ktune, name, args, precision, out_index=None, device="cpu"):
     error = relative_l2(got, want)
     test.assertLess(error, TOLERANCE[precision], f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
                                                  f"{precision}: relative L2 error {error:.3g}")
+
+
+def check_attention_backward(test, ktune, r, precision, head_dims=(16,)):
+    """ktune.flash_attention_backward's dq, dk, dv (from the forward kernel's o and lse) against
+    PyTorch's autograd of the attention formula in float64: grouped-query heads, odd lengths,
+    causal with seq_q > seq_kv (rows that see no key) and not."""
+    for head_dim in head_dims:
+        for causal, seq_q, seq_kv in ((False, 37, 45), (True, 45, 37)):
+            q, k, v = r(2, 4, seq_q, head_dim), r(2, 2, seq_kv, head_dim), r(2, 2, seq_kv, head_dim)
+            dout = r(2, 4, seq_q, head_dim, low=-1.0, high=1.0)
+            o, lse = ktune.flash_attention(q, k, v, causal=causal, return_lse=True)
+            got = ktune.flash_attention_backward(q, k, v, o, dout, lse, causal=causal)
+            exact = [t.double().requires_grad_() for t in (q, k, v)]
+            want = torch.autograd.grad(ktune.ops.REFERENCES["flash_attention"](*exact, causal, None)[0], exact,
+                                       dout.double())
+            for name, g, w in zip(("dq", "dk", "dv"), got, want):
+                test.assertEqual((g.dtype, g.shape), (q.dtype, w.shape), name)
+                error = relative_l2(g, w)
+                test.assertLess(error, TOLERANCE[precision] * 2,
+                                f"{name} head_dim {head_dim} causal {causal} {precision}: relative L2 error {error:.3g}")

@@ -57,6 +57,13 @@ class Ops(unittest.TestCase):
                             half, generator=g, dtype=torch.float64)):
                     op_cases.check(self, ktune, name, args, precision, out_index)
 
+    def test_attention_backward_kernel(self):
+        g = torch.Generator().manual_seed(12)
+        for precision in ("fp32", "bf16"):
+            dtype = op_cases.DTYPES[precision]
+            op_cases.check_attention_backward(
+                self, ktune, lambda *shape, **kw: op_cases.random(*shape, dtype=dtype, generator=g, **kw), precision)
+
     def test_softmax_dropout_drops_about_p(self):
         out = ktune.softmax_dropout(torch.randn(64, 1000))
         dropped = float((out == 0).double().mean())

@@ -1,7 +1,8 @@
 """The Python package on a CUDA GPU (skipped without one), with the PyTorch of the machine:
 
 - every op at odd shapes on CUDA tensors in fp32, fp16 and bf16 against PyTorch's formula in
-  float64 (relative L2 error under design.md's tolerance for the precision);
+  float64 (relative L2 error under design.md's tolerance for the precision), and attention's
+  backward kernel against PyTorch's autograd;
 - the ops captured in a CUDA graph and replayed on new inputs, and launched on a side stream;
 - torch.compile(fullgraph=True) through the registered ops (PyTorch 2.1 and later);
 - a transformer block's modules swapped with its state dict, in bf16.
@@ -47,6 +48,17 @@ class CudaOps(unittest.TestCase):
                         lambda rows, half: torch.arange(rows, dtype=torch.float64, device="cuda")[:, None] * torch.rand(
                             half, dtype=torch.float64, device="cuda")):
                     op_cases.check(self, ktune, name, args, precision, out_index, device="cuda")
+
+
+    def test_attention_backward_kernel(self):
+        """The backward kernel on CUDA (ktune.flash_attention_backward); once it passes here, ops'
+        KERNEL_BACKWARD_DEVICES may take "cuda"."""
+        torch.manual_seed(12)
+        for precision in ("fp32", "fp16", "bf16"):
+            dtype = op_cases.DTYPES[precision]
+            with self.subTest(precision=precision):
+                op_cases.check_attention_backward(
+                    self, ktune, lambda *shape, **kw: random(*shape, dtype=dtype, **kw), precision, (64, 128))
 
 
 class CudaGraphsStreamsCompile(unittest.TestCase):
