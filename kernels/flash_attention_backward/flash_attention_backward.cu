@@ -28,6 +28,9 @@ constexpr bool kCausal = KT_DIM_CAUSAL != 0;
 constexpr float kLog2e = 1.4426950408889634f;
 static_assert(D % (2 * GROUP) == 0 && (GROUP & (GROUP - 1)) == 0 && GROUP <= 32 && THREADS <= 1024,
               "whole pairs of elements per lane, a power-of-two group inside one warp");
+// The loaders' loops (r = row; r < STREAM; r += ROWS) shuffle: every lane of a warp takes as many
+// steps when the warp's rows (32 / GROUP of them) never straddle STREAM or ROWS.
+static_assert(STREAM % (32 / GROUP) == 0 && ROWS % (32 / GROUP) == 0, "warp-uniform loader loops");
 
 __device__ __forceinline__ float infinity() { return __int_as_float(0x7f800000); }
 
@@ -110,16 +113,23 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
         // Each group of lanes loads whole rows: q into tile_a, dout into tile_b, lse and D = dout · o.
         for (int r = row; r < STREAM; r += ROWS) {
           const long long i = i0 + r;
-          float qs[SLICE], ds[SLICE], os[SLICE];
-          load_slice(q + q_base * D, i, seq_q, lane, qs);
-          load_slice(dout + q_base * D, i, seq_q, lane, ds);
-          load_slice(o + q_base * D, i, seq_q, lane, os);
+          // One slice live at a time beside the accumulators: q stored, then dout, then o taken
+          // pair by pair into D (fewer registers than holding all three).
+          float slice[SLICE];
+          load_slice(q + q_base * D, i, seq_q, lane, slice);
 #pragma unroll
-          for (int e = 0; e < SLICE; ++e) {
-            tile_a[r * D + lane * SLICE + e] = qs[e];
-            tile_b[r * D + lane * SLICE + e] = ds[e];
+          for (int e = 0; e < SLICE; ++e) tile_a[r * D + lane * SLICE + e] = slice[e];
+          load_slice(dout + q_base * D, i, seq_q, lane, slice);
+          float partial = 0.0f;
+#pragma unroll
+          for (int e = 0; e < SLICE; e += 2) {
+            tile_b[r * D + lane * SLICE + e] = slice[e];
+            tile_b[r * D + lane * SLICE + e + 1] = slice[e + 1];
+            float pair[2] = {0.0f, 0.0f};
+            if (i < seq_q) kt::load_floats<T, 2>(o + (q_base + i) * D + lane * SLICE + e, pair);
+            partial = fmaf(slice[e], pair[0], fmaf(slice[e + 1], pair[1], partial));
           }
-          const float delta = group_dot(ds, os);
+          const float delta = kt::group_sum<GROUP>(partial);
           if (lane == 0) {
             row_lse[r] = i < seq_q ? lse[q_base + i] : infinity();
             row_delta[r] = delta;
