@@ -8,6 +8,7 @@
 | FusedFFN           | Linear -> GELU/SiLU -> Linear (fc1, fc2)                           |
 | FusedInstanceNorm2d| torch.nn.InstanceNorm2d                                            |
 | SwiGLU             | a Llama MLP (gate_proj, up_proj, down_proj)                        |
+| MixtureOfExperts   | Mixtral's sparse MoE block (gate; w1, w3, w2 of every expert)      |
 
 A setting the kernels do not take (another epsilon, a mask, attention weights asked for,
 dropout while training, running statistics) runs PyTorch's own computation instead, with a
@@ -172,6 +173,81 @@ class SwiGLU(nn.Module):
             # Training: the stacked copy must carry gradients back to both projections.
             return (torch.cat(parts[:2]), None if parts[2] is None else torch.cat(parts[2:]))
         return self._fused
+
+
+class MixtureOfExperts(nn.Module):
+    """A sparse mixture-of-experts MLP, Mixtral's: a router (`gate`, hidden -> experts, no bias)
+    sends each token to its top_k experts, each a SwiGLU MLP w2(silu(w1 x) * w3 x), and adds their
+    outputs weighted by the router's softmax over the chosen experts (renormalize=True, Mixtral's)
+    or over all of them. The experts' weights are stacked: w1 and w3 [experts, ffn, hidden], w2
+    [experts, hidden, ffn]. With capacity_percent > 0 an expert keeps at most that percent of an
+    even share of the choices, earlier tokens first (GShard's rule); a dropped choice adds nothing,
+    and the last call's count of them is `last_dropped`.
+
+    On ktune's kernels: moe_routing (softmax, top-k, capacity, tokens grouped by expert),
+    grouped_gemm over the stacked gate and up projections, swiglu, grouped_gemm over w2, and
+    moe_combine (the weighted sum back per token). `from_mixtral(block)` takes the weights of a
+    Hugging Face MixtralSparseMoeBlock."""
+
+    def __init__(self, hidden_size, ffn_size, num_experts, top_k=2, capacity_percent=0, renormalize=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if not 1 <= top_k <= num_experts:
+            raise ValueError(f"top_k={top_k} must be between 1 and num_experts={num_experts}")
+        self.top_k, self.capacity_percent, self.renormalize = top_k, capacity_percent, renormalize
+        self.gate = nn.Linear(hidden_size, num_experts, bias=False, device=device, dtype=dtype)
+        factory = dict(device=device, dtype=dtype)
+        self.w1 = nn.Parameter(torch.empty(num_experts, ffn_size, hidden_size, **factory))
+        self.w3 = nn.Parameter(torch.empty(num_experts, ffn_size, hidden_size, **factory))
+        self.w2 = nn.Parameter(torch.empty(num_experts, hidden_size, ffn_size, **factory))
+        for weight in (self.w1, self.w3, self.w2):  # nn.Linear's initialisation, per expert
+            bound = 1.0 / weight.shape[-1] ** 0.5
+            nn.init.uniform_(weight, -bound, bound)
+        self.last_dropped = None
+
+    @classmethod
+    def from_mixtral(cls, block):
+        """The module of a Hugging Face MixtralSparseMoeBlock's weights (gate, experts[i].w1/w2/w3)."""
+        experts = block.experts
+        w1 = torch.stack([e.w1.weight for e in experts])
+        module = cls(w1.shape[2], w1.shape[1], len(experts), block.top_k, device=w1.device, dtype=w1.dtype)
+        with torch.no_grad():
+            module.gate.weight.copy_(block.gate.weight)
+            module.w1.copy_(w1)
+            module.w3.copy_(torch.stack([e.w3.weight for e in experts]))
+            module.w2.copy_(torch.stack([e.w2.weight for e in experts]))
+        return module
+
+    def forward(self, x):
+        shape = x.shape
+        flat = x.reshape(-1, shape[-1])
+        if not _same_dtype(self, x, self.gate.weight, self.w1, self.w2):
+            return self.reference(flat).reshape(shape)
+        weights, _, rows, counts, dropped, dispatched = ops.moe_routing(
+            ops.linear(flat, self.gate.weight), flat, self.top_k, self.capacity_percent, self.renormalize)
+        self.last_dropped = dropped
+        hidden = ops.swiglu(ops.grouped_gemm(dispatched, torch.cat((self.w1, self.w3), dim=1), counts))
+        return ops.moe_combine(ops.grouped_gemm(hidden, self.w2, counts), weights, rows).reshape(shape)
+
+    def reference(self, flat, kept=None):
+        """The same block in PyTorch over each expert's tokens: what the kernels are checked against,
+        and what runs where they cannot. No capacity: every choice counts, unless `kept` [tokens,
+        top_k] (bool) says which do (moe_routing's rows >= 0)."""
+        logits = nn.functional.linear(flat, self.gate.weight).float()
+        _, order = torch.sort(logits, dim=-1, descending=True, stable=True)
+        chosen = order[:, : self.top_k]
+        weights = torch.softmax(logits.gather(1, chosen) if self.renormalize else logits, -1)
+        if not self.renormalize:
+            weights = weights.gather(1, chosen)
+        if kept is not None:
+            weights = weights * kept
+        out = torch.zeros_like(flat, dtype=torch.float32)
+        for e in range(self.w1.shape[0]):
+            token, slot = (chosen == e).nonzero(as_tuple=True)
+            if token.numel():
+                h = nn.functional.silu(flat[token] @ self.w1[e].t()) * (flat[token] @ self.w3[e].t())
+                out.index_add_(0, token, (h @ self.w2[e].t()).float() * weights[token, slot, None])
+        return out.to(flat.dtype)
 
 
 class FusedAttention(nn.MultiheadAttention):

@@ -511,8 +511,11 @@ def _paged_attention_reference(q, k_cache, v_cache, block_table, seq_lens, scale
 
 
 def _grouped_gemm_reference(a, b, group_sizes):
-    parts = torch.split(a, [int(n) for n in group_sizes])
-    return torch.cat([part @ b[g].t() for g, part in enumerate(parts)])
+    sizes = [int(n) for n in group_sizes]
+    parts = torch.split(a[: sum(sizes)], sizes)
+    # Rows past the groups (moe_routing's dispatched rows past the kept ones) come out zero.
+    return torch.cat([part @ b[g].t() for g, part in enumerate(parts)] + [a.new_zeros(a.shape[0] - sum(sizes),
+                                                                                       b.shape[1])])
 
 
 def _block_sparse_attention_reference(q, k, v, block_mask, block, causal, scale):

@@ -252,6 +252,59 @@ class Modules(unittest.TestCase):
         self.assertEqual(list(rms.state_dict()), ["weight"])
         self.assertLess(relative_l2(rms(x), x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)), 1e-5)
 
+    def test_mixture_of_experts(self):
+        """Mixtral's sparse MoE block on ktune's routing, grouped GEMMs, swiglu and combine: against
+        PyTorch over each expert's tokens in float64, with a capacity that drops choices, with
+        Hugging Face's weights layout, and its gradients."""
+        torch.manual_seed(8)
+        block = ktune.nn.MixtureOfExperts(24, 40, 8, top_k=2)
+        exact = ktune.nn.MixtureOfExperts(24, 40, 8, top_k=2).double()
+        exact.load_state_dict({name: t.double() for name, t in block.state_dict().items()})
+        x = torch.randn(3, 37, 24)
+        for dtype, tolerance in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):
+            block.to(dtype)
+            got = block(x.to(dtype))
+            self.assertEqual((got.dtype, got.shape), (dtype, x.shape))
+            want = exact.reference(x.to(dtype).double().reshape(-1, 24)).reshape(x.shape)
+            self.assertLess(relative_l2(got, want), tolerance, dtype)
+            self.assertEqual(int(block.last_dropped), 0)
+        # A capacity of half an even share: choices dropped, each adding nothing.
+        block.float()
+        block.capacity_percent = exact.capacity_percent = 50
+        flat = x.reshape(-1, 24)
+        got = block(flat)
+        self.assertGreater(int(block.last_dropped), 0)
+        rows = ktune.moe_routing(ops.linear(flat, block.gate.weight), flat, 2, 50, True)[2]
+        # In float32 with the same logits: which choices a capacity keeps cascades from the order
+        # of the logits, which float64 ones may not share.
+        self.assertLess(relative_l2(got, block.reference(flat, kept=rows >= 0)), 1e-5)
+        # Hugging Face's MixtralSparseMoeBlock layout: gate, experts[i].w1 / w2 / w3.
+        hf = nn.Module()
+        hf.gate, hf.top_k = nn.Linear(24, 4, bias=False), 2
+        hf.experts = nn.ModuleList()
+        for _ in range(4):
+            expert = nn.Module()
+            expert.w1, expert.w3, expert.w2 = nn.Linear(24, 40, bias=False), nn.Linear(24, 40, bias=False), \
+                nn.Linear(40, 24, bias=False)
+            hf.experts.append(expert)
+        swapped = ktune.nn.MixtureOfExperts.from_mixtral(hf)
+        probabilities = torch.softmax(hf.gate(flat), -1)
+        top, chosen = torch.topk(probabilities, 2, -1)
+        top = top / top.sum(-1, keepdim=True)
+        want = sum(top[:, k, None] * torch.stack([hf.experts[e].w2(F.silu(hf.experts[e].w1(t)) * hf.experts[e].w3(t))
+                                                  for t, e in zip(flat, chosen[:, k].tolist())]) for k in range(2))
+        self.assertLess(relative_l2(swapped(flat), want), 1e-5)
+        # Gradients through the recomputed backward of each op.
+        block.capacity_percent = 0
+        x = torch.randn(20, 24, requires_grad=True)
+        block(x).pow(2).sum().backward()
+        got = [x.grad.clone()] + [p.grad.clone() for p in block.parameters()]
+        x.grad = None
+        block.zero_grad()
+        block.reference(x).pow(2).sum().backward()
+        for g, t in zip(got, [x] + list(block.parameters())):
+            self.assertLess(relative_l2(g, t.grad), 1e-5)
+
     def test_settings_the_kernels_lack_fall_back_with_a_warning(self):
         norm, fused = nn.LayerNorm(16, eps=1e-6), ktune.nn.LayerNorm(16, eps=1e-6)
         x = torch.randn(4, 16)
