@@ -5,7 +5,11 @@ KTUNE_ATTENTION_BENCH=0: each shape of KTUNE_ATTENTION_SHAPES (B,H,N,D,CAUSAL; d
 with heads*head_dim = 2048, seq 1k-16k, head_dim 64 and 128, causal and not) in each of
 KTUNE_ATTENTION_PRECISIONS (default bf16) tuned by brute force (at most SECONDS each, default 20),
 against PyTorch SDPA on cuDNN and on FlashAttention 2 in the same run. Writes attention.log,
-attention-table.md, attention-baseline.json and attention-errors.log to the output."""
+attention-table.md, attention-baseline.json and attention-errors.log to the output.
+KTUNE_ATTENTION_PASS=backward does all of it for flash_attention_backward against SDPA's backward
+(written as attention-backward*)."""
+import os
+
 from . import judge, ktune, sass, table_attention
 from .bench_tune import bench_against_baseline
 from .context import Log
@@ -26,27 +30,36 @@ BENCH_SHAPES = ("16,32,1024,64,0 16,32,1024,64,1 4,32,4096,64,0 4,32,4096,64,1 1
 SASS_INSTRUCTIONS = r"HMMA\.[0-9A-Z.]+|[HQ]GMMA\.[0-9A-Zx.]+|LDSM[.0-9A-Z]*|LDL|STL"
 
 
+def family(context):
+    """(kernel, output name) of the pass KTUNE_ATTENTION_PASS picks."""
+    if context.environ.get("KTUNE_ATTENTION_PASS", "forward") == "backward":
+        return "flash_attention_backward", "attention-backward"
+    return "flash_attention", "attention"
+
+
 def run(context):
-    log = Log(context.out("attention.log"), truncate=True)
+    kernel, name = family(context)
+    os.environ["KTUNE_ATTENTION_PASS"] = "backward" if kernel.endswith("backward") else "forward"  # the baseline's
+    log = Log(context.out(f"{name}.log"), truncate=True)
     if context.environ.get("KTUNE_ATTENTION_CHECK", "1") == "1":
-        log("== flash_attention: every variant on odd shapes")
+        log(f"== {kernel}: every variant on odd shapes")
         for precision in CHECK_PRECISIONS:
             for shape in CHECK_SHAPES:
-                result = context.path(f"attention-check-{precision}-{label_of(shape)}.json")
+                result = context.path(f"{name}-check-{precision}-{label_of(shape)}.json")
                 rc = ktune.run(context.ktune, ktune.tune_args(
-                    "flash_attention", "cuda", shape, precision, "--strategy", "brute_force",
+                    kernel, "cuda", shape, precision, "--strategy", "brute_force",
                     "--max-seconds-per-config", "0.005", "--config-timeout", "20",
-                    "--db", context.path("attention-check.db"), "--no-export", "--json"),
-                    stdout=result, stderr=context.path("attention-check.err"))
-                ok, line = judge.check_line("flash_attention", precision, shape, rc, result)
+                    "--db", context.path(f"{name}-check.db"), "--no-export", "--json"),
+                    stdout=result, stderr=context.path(f"{name}-check.err"))
+                ok, line = judge.check_line(kernel, precision, shape, rc, result)
                 log(line)
                 if not ok:
                     context.fail()
-        log(*judge.not_ok(context.path("attention-check.db"), limit=40))
-        log("== flash_attention: resources and tensor-core instructions of the largest cubins")
-        sass.report(context.environ["KTUNE_CACHE_DIR"], "flash_attention", 6, SASS_INSTRUCTIONS, log)
+        log(*judge.not_ok(context.path(f"{name}-check.db"), limit=40))
+        log(f"== {kernel}: resources and tensor-core instructions of the largest cubins")
+        sass.report(context.environ["KTUNE_CACHE_DIR"], kernel, 6, SASS_INSTRUCTIONS, log)
     if context.environ.get("KTUNE_ATTENTION_BENCH", "1") == "1":
-        log("== flash_attention: benchmark against PyTorch SDPA (cuDNN, FlashAttention 2)")
+        log(f"== {kernel}: benchmark against PyTorch SDPA (cuDNN, FlashAttention 2)")
         seconds = context.seconds(20)
         shapes = context.environ.get("KTUNE_ATTENTION_SHAPES", BENCH_SHAPES).split()
         precisions = context.environ.get("KTUNE_ATTENTION_PRECISIONS", "bf16").split()
@@ -54,18 +67,19 @@ def run(context):
         def tune_args(shape, precision):
             batch, heads, seq, head_dim, causal = shape.split(",")
             return ktune.tune_args(
-                "flash_attention", "cuda",
+                kernel, "cuda",
                 f"batch={batch},heads={heads},seq_q={seq},seq_kv={seq},head_dim={head_dim},causal={causal}",
                 precision, "--strategy", "brute_force", "--time-limit", f"{seconds:g}", "--config-timeout", "30",
-                "--db", context.path("attention-bench.db"), "--no-export", "--json")
+                "--db", context.path(f"{name}-bench.db"), "--no-export", "--json")
 
-        bench_against_baseline(context, log, "attention", "baseline_attention", "attention-bench.err", shapes,
+        bench_against_baseline(context, log, name, "baseline_attention", f"{name}-bench.err", shapes,
                                precisions, tune_args, table_attention.main)
-    write_errors(context, ["attention-check.err", "attention-bench.err"], "attention-errors.log")
+    write_errors(context, [f"{name}-check.err", f"{name}-bench.err"], f"{name}-errors.log")
 
 
 def plan(context):
     print("== attention plan")
+    print(f"family: {family(context)[0]}")
     if context.environ.get("KTUNE_ATTENTION_CHECK", "1") == "1":
         print(f"check: {' '.join(CHECK_SHAPES)} in {' '.join(CHECK_PRECISIONS)}")
     if context.environ.get("KTUNE_ATTENTION_BENCH", "1") == "1":

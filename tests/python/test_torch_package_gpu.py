@@ -61,6 +61,16 @@ class CudaOps(unittest.TestCase):
                     self, ktune, lambda *shape, **kw: random(*shape, dtype=dtype, **kw), precision, (64, 128))
 
 
+    def test_mixture_of_experts_in_bf16(self):
+        torch.manual_seed(13)
+        block = ktune.nn.MixtureOfExperts(256, 512, 8, top_k=2).cuda()
+        exact = ktune.nn.MixtureOfExperts(256, 512, 8, top_k=2).cuda().double()
+        block.to(torch.bfloat16)
+        exact.load_state_dict({name: t.double() for name, t in block.state_dict().items()})
+        x = random(1000, 256, dtype=torch.bfloat16)
+        self.assertLess(relative_l2(block(x), exact.reference(x.double())), 2e-2)
+
+
 class CudaGraphsStreamsCompile(unittest.TestCase):
     def block(self, x, w, gamma, beta, q, k, v):
         h = ktune.linear(ktune.layer_norm(x, gamma, beta), w, activation="none")
