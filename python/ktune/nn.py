@@ -229,13 +229,16 @@ class MixtureOfExperts(nn.Module):
         hidden = ops.swiglu(ops.grouped_gemm(dispatched, torch.cat((self.w1, self.w3), dim=1), counts))
         return ops.moe_combine(ops.grouped_gemm(hidden, self.w2, counts), weights, rows).reshape(shape)
 
-    def reference(self, flat, kept=None):
+    def reference(self, flat, kept=None, chosen=None):
         """The same block in PyTorch over each expert's tokens: what the kernels are checked against,
         and what runs where they cannot. No capacity: every choice counts, unless `kept` [tokens,
-        top_k] (bool) says which do (moe_routing's rows >= 0)."""
+        top_k] (bool) says which do (moe_routing's rows >= 0). `chosen` [tokens, top_k] imposes the
+        experts (moe_routing's expert_ids), so that a comparison in another precision does not
+        hinge on near-equal logits ordering alike."""
         logits = nn.functional.linear(flat, self.gate.weight).float()
-        _, order = torch.sort(logits, dim=-1, descending=True, stable=True)
-        chosen = order[:, : self.top_k]
+        if chosen is None:
+            chosen = torch.sort(logits, dim=-1, descending=True, stable=True)[1][:, : self.top_k]
+        chosen = chosen.long()
         weights = torch.softmax(logits.gather(1, chosen) if self.renormalize else logits, -1)
         if not self.renormalize:
             weights = weights.gather(1, chosen)
