@@ -47,17 +47,13 @@ class BlockSparseAttentionFamily final : public KernelFamily {
     return "Flash attention forward over a block mask (per head, blocks of `block` queries x keys): blocks that "
            "are off cost nothing; grouped-query, causal option, log-sum-exp";
   }
+  // Attention's, then the mask's.
   std::vector<DimSpec> dims() const override {
-    return {{"batch", 1, "sequences"},
-            {"heads", 16, "query heads"},
-            {"kv_heads", 0, "key/value heads, dividing heads (grouped-query attention); 0: as many as heads", 0},
-            {"seq_q", 4096, "query length"},
-            {"seq_kv", 4096, "key/value length"},
-            {"head_dim", 128, "elements per head", 1, true},
-            {"causal", 0, "1: query i also sees only keys up to i + seq_kv - seq_q (bottom-right)", 0, true},
-            {"block", 128, "query rows and keys per block of the mask (a multiple of the kernel's tiles)", 16, true},
-            {"density_percent", 25, "share of the mask's blocks the inputs keep", 0},
-            {"pattern", 0, "the inputs' mask: 0 random blocks, 1 a sliding window plus the first block", 0}};
+    std::vector<DimSpec> dims = flash_attention::dims();
+    dims.push_back({"block", 128, "query rows and keys per block of the mask (a multiple of the kernel's tiles)", 16, true});
+    dims.push_back({"density_percent", 25, "share of the mask's blocks the inputs keep", 0});
+    dims.push_back({"pattern", 0, "the inputs' mask: 0 random blocks, 1 a sliding window plus the first block", 0});
+    return dims;
   }
   std::optional<Precision> gpu_default_precision() const override { return Precision::bf16; }
   std::map<std::string, std::int64_t> gpu_default_shape() const override {

@@ -22,6 +22,16 @@ Shape Shape::of(const Problem& problem) {
   return s;
 }
 
+std::vector<DimSpec> dims() {
+  return {{"batch", 1, "sequences"},
+          {"heads", 16, "query heads"},
+          {"kv_heads", 0, "key/value heads, dividing heads (grouped-query attention); 0: as many as heads", 0},
+          {"seq_q", 1024, "query length"},
+          {"seq_kv", 1024, "key/value length"},
+          {"head_dim", 128, "elements per head", 1, true},
+          {"causal", 0, "1: query i sees keys up to i + seq_kv - seq_q (bottom-right causal mask)", 0, true}};
+}
+
 void reference_forward(const Shape& s, const NamedTensors<std::vector<double>>& named, const KeyFilter& kept) {
   const auto& q = named.at("q");
   const auto& k = named.at("k");
@@ -91,15 +101,7 @@ class FlashAttentionFamily final : public KernelFamily {
     return "Attention forward O = softmax(scale QKᵀ) V with log-sum-exp (scale an input, 1/sqrt(d) by "
            "default), tiled with an online softmax; grouped-query, causal (bottom-right)";
   }
-  std::vector<DimSpec> dims() const override {
-    return {{"batch", 1, "sequences"},
-            {"heads", 16, "query heads"},
-            {"kv_heads", 0, "key/value heads, dividing heads (grouped-query attention); 0: as many as heads", 0},
-            {"seq_q", 1024, "query length"},
-            {"seq_kv", 1024, "key/value length"},
-            {"head_dim", 128, "elements per head", 1, true},
-            {"causal", 0, "1: query i sees keys up to i + seq_kv - seq_q (bottom-right causal mask)", 0, true}};
-  }
+  std::vector<DimSpec> dims() const override { return flash_attention::dims(); }
   // 32 heads of 128 over 2048 tokens, in bf16 (the tensor-core paths; fp32 runs only the
   // portable one).
   std::optional<Precision> gpu_default_precision() const override { return Precision::bf16; }

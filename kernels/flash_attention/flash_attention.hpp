@@ -46,6 +46,10 @@ struct Shape {
   }
 };
 
+// The dims of attention (batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal), shared by the
+// forward, its backward and block-sparse attention.
+std::vector<DimSpec> dims();
+
 // Query row i of head h sees key j (besides the causal bound) when this holds; empty: every key.
 using KeyFilter = std::function<bool(std::int64_t head, std::int64_t i, std::int64_t j)>;
 

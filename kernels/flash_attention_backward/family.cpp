@@ -25,15 +25,7 @@ class FlashAttentionBackwardFamily final : public KernelFamily {
     return "Attention backward: dq, dk, dv from q, k, v, o, dout (the gradient of o) and the forward's log-sum-exp, the probabilities "
            "recomputed tile by tile; grouped-query (dk, dv summed over a group), causal (bottom-right)";
   }
-  std::vector<DimSpec> dims() const override {
-    return {{"batch", 1, "sequences"},
-            {"heads", 16, "query heads"},
-            {"kv_heads", 0, "key/value heads, dividing heads (grouped-query attention); 0: as many as heads", 0},
-            {"seq_q", 1024, "query length"},
-            {"seq_kv", 1024, "key/value length"},
-            {"head_dim", 128, "elements per head", 1, true},
-            {"causal", 0, "1: query i sees keys up to i + seq_kv - seq_q (bottom-right causal mask)", 0, true}};
-  }
+  std::vector<DimSpec> dims() const override { return flash_attention::dims(); }
   std::optional<Precision> gpu_default_precision() const override { return Precision::bf16; }
   std::map<std::string, std::int64_t> gpu_default_shape() const override {
     return {{"heads", 32}, {"seq_q", 2048}, {"seq_kv", 2048}};
