@@ -26,6 +26,10 @@ struct Operands {
   float alpha, beta;
   long long tile = 0;
   long long tile_step = 0;
+  // Where the operands' first rows lie in the wgmma path's TMA views (grouped_gemm: a group's rows
+  // of A, an expert's rows of B, in views over every group and expert); 0 for a plain GEMM.
+  long long a_row0 = 0;
+  long long b_row0 = 0;
 };
 
 // What happens to A's elements on their way into the GEMM: nothing (gemm), or a LayerNorm of

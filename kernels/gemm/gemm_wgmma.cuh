@@ -301,8 +301,9 @@ __device__ __forceinline__ void produce(const Operands& o, const ALoad& a_load, 
       if (slice == first_slice) ring.stage_tile[stage] = t;
       // The whole B slice arrives here: this block's half and its partner's multicast.
       barrier_expect_bytes(&ring.full[stage], kATileBytes + kBTileBytes);
-      tma_load(ring.a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(tile_m * BM), &ring.full[stage]);
-      const int b_row = static_cast<int>(tile_n * BN) + static_cast<int>(walk.rank) * kBRowsPerBlock;
+      tma_load(ring.a_tiles + stage * kATileBytes, &tma_a, slice * BK, static_cast<int>(o.a_row0 + tile_m * BM),
+               &ring.full[stage]);
+      const int b_row = static_cast<int>(o.b_row0 + tile_n * BN) + static_cast<int>(walk.rank) * kBRowsPerBlock;
       unsigned char* b_part = ring.b_tiles + stage * kBTileBytes + walk.rank * kBRowsPerBlock * 128;
       if constexpr (kClusterM == 1)
         tma_load(b_part, &tma_b, slice * BK, b_row, &ring.full[stage]);

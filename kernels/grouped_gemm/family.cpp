@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/gemm/gemm.hpp"
 #include "kernels/grouped_gemm/grouped_gemm.hpp"
 
 namespace ktune {
@@ -91,6 +92,14 @@ class GroupedGemmFamily final : public KernelFamily {
     }
   }
   const CpuKernel* cpu_kernel() const override { return &grouped_gemm_cpu_kernel(); }
+  // The wgmma path loads A by TMA from one view of every group's rows [m, k] and B from one view
+  // of every expert's weight [experts·n, k], each group's GEMM offset into them.
+  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
+    if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
+    const auto m = problem.dim("m"), experts = problem.dim("experts"), n = problem.dim("n"), k = problem.dim("k");
+    return {gemm::wgmma_operand_map(0, m, k, config.get_int("block_m"), problem.precision),
+            gemm::wgmma_operand_map(1, experts * n, k, config.get_int("block_n"), problem.precision)};
+  }
   const GpuSource* cuda_source() const override {
     static constexpr GpuSource source{.file = "kernels/grouped_gemm/grouped_gemm.cu",
                                       .entry = "grouped_gemm_kernel",
