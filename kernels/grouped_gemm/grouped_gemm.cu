@@ -31,6 +31,40 @@
 #if KT_PATH == KT_PATH_wgmma
 static_assert(KT_SPLIT_K == 1 && KT_CLUSTER_M == 1, "grouped wgmma runs without split-K and clusters");
 
+namespace kt::gemm {
+
+// The groups of one launch as a block walks them: next() gives the GEMM of the next group with
+// tiles, its first tile this block's next turn in the sequence of every group's tiles, dealt
+// round-robin over the grid; false past the last group. The producer and the consumers each walk
+// them in their own loop.
+struct GroupWalk {
+  const T* a;
+  const T* b;
+  const int* sizes;
+  T* d;
+  long long experts, n, k;
+  long long g = 0, row = 0, dealt = 0;  // the next group; rows and tiles of the groups before it
+
+  __device__ __forceinline__ bool next(Operands& o) {
+    const long long blocks = gridDim.x, tiles_n = (n + BN - 1) / BN;
+    for (; g < experts; ++g) {
+      const long long rows = sizes[g], tiles = (rows + BM - 1) / BM * tiles_n;
+      const long long first = ((static_cast<long long>(blockIdx.x) - dealt) % blocks + blocks) % blocks;
+      o = Operands{a + row * k, b + g * n * k, nullptr, nullptr, d + row * n, rows, n, k, 1.0f, 0.0f, first, blocks,
+                   row, g * n};
+      row += rows;
+      dealt += tiles;
+      if (tiles > 0) {
+        ++g;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace kt::gemm
+
 extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
     grouped_gemm_kernel(const kt::gemm::T* __restrict__ a, const kt::gemm::T* __restrict__ b,
                         const int* __restrict__ group_sizes, kt::gemm::T* __restrict__ d, long long m, long long experts,
@@ -40,39 +74,27 @@ extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads, 1)
   (void)m;
   const Ring ring = make_ring();
   const RowStatistics statistics(nullptr, 0, BM);
-  const bool producer = threadIdx.x / 128 == 0;
-  if (producer) {
+  // The producer and the consumers walk the same groups and tiles, the ring's stage and phase
+  // running on from one group's GEMM to the next. As in wgmma_gemm and ffn, each role's whole
+  // walk lies inside the branch that set its registers: were the two branches to meet again,
+  // ptxas would drop every setmaxnreg of the kernel (C7507).
+  int stage = 0;
+  unsigned phase = 0;
+  GroupWalk groups{a, b, group_sizes, d, experts, n, k};
+  Operands group;
+  if (threadIdx.x / 128 == 0) {
 #if KT_CONSUMERS > 1
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
-    if (threadIdx.x != 0) return;
-  } else {
+    if (threadIdx.x == 0)
+      while (groups.next(group)) produce(group, PlainA{}, statistics, tma_a, tma_b, TileSchedule{}, ring, stage, phase);
+    return;
+  }
 #if KT_CONSUMERS > 1
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 #endif
-  }
-  // The producer and the consumers walk the same groups and tiles, the ring's stage and phase
-  // running on from one group's GEMM to the next.
-  int stage = 0;
-  unsigned phase = 0;
-  const long long blocks = gridDim.x, tiles_n = (n + BN - 1) / BN;
-  long long row = 0, dealt = 0;  // rows of the groups before g; their tiles
-  for (long long g = 0; g < experts; ++g) {
-    const long long rows = group_sizes[g], tiles = (rows + BM - 1) / BM * tiles_n;
-    if (tiles > 0) {
-      // This block's first tile of the group: the tile whose place in the whole sequence is
-      // this block's next turn.
-      const long long first = ((static_cast<long long>(blockIdx.x) - dealt) % blocks + blocks) % blocks;
-      const Operands group{a + row * k, b + g * n * k, nullptr, nullptr, d + row * n, rows, n, k, 1.0f, 0.0f,
-                           first, blocks, row, g * n};
-      if (producer)
-        produce(group, PlainA{}, statistics, tma_a, tma_b, TileSchedule{}, ring, stage, phase);
-      else
-        consume<PlainA, 0>(group, PlainA{}, statistics, TileSchedule{}, ring, nullptr, stage, phase);
-    }
-    row += rows;
-    dealt += tiles;
-  }
+  while (groups.next(group))
+    consume<PlainA, 0>(group, PlainA{}, statistics, TileSchedule{}, ring, nullptr, stage, phase);
 }
 #else
 extern "C" __global__ void __launch_bounds__(kt::gemm::kThreads)
