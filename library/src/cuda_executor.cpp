@@ -15,6 +15,7 @@
 #include "library/src/gpu_variants.hpp"
 #include "library/src/gpu_executor.hpp"
 #include "library/src/executors.hpp"
+#include "library/src/stream_workspaces.hpp"
 #include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/cuda/cuda_driver.hpp"
 #include "tuner/backends/cuda/cuda_launch.hpp"
@@ -59,7 +60,7 @@ class CudaExecutor final : public GpuExecutor {
     const CudaDriver& cu = CudaDriver::get();
     cu.cuCtxSetCurrent(context_);
     for (auto& [image, module] : modules_) cu.cuModuleUnload(module);
-    for (CUdeviceptr workspace : workspaces_) cu.cuMemFree(workspace);
+    workspaces_.clear();  // each frees its streams' workspaces
     cu.cuDevicePrimaryCtxRelease(device_);
   }
 
@@ -111,22 +112,31 @@ class CudaExecutor final : public GpuExecutor {
           function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(geometry.shared_bytes));
       if (set != CUDA_SUCCESS) throw ConfigCannotRun("its shared memory exceeds the device's limit");
     }
-    // A space may give a workspace (split-K partial sums): allocated once per prepared call and
-    // zeroed; kernels that accumulate into it leave it zeroed.
-    CUdeviceptr workspace = 0;
+    // A space may give a workspace (split-K partial sums, tickets): one per stream the call runs
+    // on, zeroed when made; kernels leave theirs ready for their next launch.
     const auto workspace_bytes = launch.count("workspace_bytes") ? launch.at("workspace_bytes") : -1;
+    StreamWorkspaces<CUdeviceptr>* workspaces = nullptr;
     if (workspace_bytes > 0) {
-      KT_CU(cuMemAlloc(&workspace, static_cast<std::size_t>(workspace_bytes)));
-      KT_CU(cuMemsetD8(workspace, 0, static_cast<std::size_t>(workspace_bytes)));
+      auto made = std::make_unique<StreamWorkspaces<CUdeviceptr>>(
+          static_cast<std::size_t>(workspace_bytes),
+          [this](std::size_t bytes) {
+            current();
+            CUdeviceptr workspace = 0;
+            KT_CU(cuMemAlloc(&workspace, bytes));
+            KT_CU(cuMemsetD8(workspace, 0, bytes));
+            return workspace;
+          },
+          [](CUdeviceptr workspace) { CudaDriver::get().cuMemFree(workspace); });
       std::lock_guard lock(mutex_);
-      workspaces_.push_back(workspace);
+      workspaces = workspaces_.emplace_back(std::move(made)).get();
     }
     std::vector<long long> dims;
     for (const auto& [name, value] : problem.dims) dims.push_back(value);
     const std::vector<TensorMapSpec> maps = family.tensor_maps(problem, config);
-    return [this, function, geometry, dims, maps, workspace, workspace_bytes,
+    return [this, function, geometry, dims, maps, workspaces, workspace_bytes,
             precision = problem.precision](std::span<void* const> tensors, void* stream) mutable {
       current();
+      CUdeviceptr workspace = workspaces ? workspaces->of(stream) : 0;
       // Kernel parameters: the tensors' device pointers, the dims as long long, the config's
       // TMA descriptors, then the workspace when the space declares one.
       std::vector<CUdeviceptr> pointers;
@@ -172,7 +182,7 @@ class CudaExecutor final : public GpuExecutor {
   std::string forced_arch_;
   std::mutex mutex_;
   std::map<const GpuImage*, CUmodule> modules_;
-  std::vector<CUdeviceptr> workspaces_;
+  std::vector<std::unique_ptr<StreamWorkspaces<CUdeviceptr>>> workspaces_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "library/src/gpu_executor.hpp"
 #include "library/src/executors.hpp"
+#include "library/src/stream_workspaces.hpp"
 #include "library/src/gpu_variants.hpp"
 #include "tuner/backends/hip/hip_device.hpp"
 #include "tuner/backends/hip/hip_library.hpp"
@@ -43,7 +44,7 @@ class HipExecutor final : public GpuExecutor {
     const HipLibrary& hip = HipLibrary::device_runtime();
     (void)hip.hipSetDevice(index_);
     for (auto& [image, module] : modules_) (void)hip.hipModuleUnload(module);
-    for (void* workspace : workspaces_) (void)hip.hipFree(workspace);
+    workspaces_.clear();  // each frees its streams' workspaces
   }
 
   const DeviceInfo& device() const override { return info_; }
@@ -95,22 +96,31 @@ class HipExecutor final : public GpuExecutor {
     if (grid[0] == 0) throw ConfigCannotRun("the space gives no positive launch.grid_x for this config");
     if (shared_bytes > info_.limits.at("max_shared_memory_per_block"))
       throw ConfigCannotRun("its shared memory exceeds the device's limit");
-    // A space may give a workspace (split-K partial sums): allocated once per prepared call and
-    // zeroed; kernels that accumulate into it leave it zeroed.
-    void* workspace = nullptr;
+    // A space may give a workspace (split-K partial sums, tickets): one per stream the call runs
+    // on, zeroed when made; kernels leave theirs ready for their next launch.
     const auto workspace_bytes = value(launch, "workspace_bytes", -1);
+    StreamWorkspaces<void*>* workspaces = nullptr;
     if (workspace_bytes > 0) {
-      KT_HIP_RUNTIME(hipMalloc(&workspace, static_cast<std::size_t>(workspace_bytes)));
-      KT_HIP_RUNTIME(hipMemsetD8(workspace, 0, static_cast<std::size_t>(workspace_bytes)));
+      auto made = std::make_unique<StreamWorkspaces<void*>>(
+          static_cast<std::size_t>(workspace_bytes),
+          [this](std::size_t bytes) {
+            current();
+            void* workspace = nullptr;
+            KT_HIP_RUNTIME(hipMalloc(&workspace, bytes));
+            KT_HIP_RUNTIME(hipMemsetD8(workspace, 0, bytes));
+            return workspace;
+          },
+          [](void* workspace) { (void)HipLibrary::device_runtime().hipFree(workspace); });
       std::lock_guard lock(mutex_);
-      workspaces_.push_back(workspace);
+      workspaces = workspaces_.emplace_back(std::move(made)).get();
     }
     std::vector<long long> dims;
     for (const auto& [name, dim] : problem.dims) dims.push_back(dim);
     return [this, function, grid0 = grid[0], grid1 = grid[1], grid2 = grid[2], block0 = block[0], block1 = block[1],
-            block2 = block[2], shared_bytes, dims, workspace, workspace_bytes](std::span<void* const> tensors,
-                                                                               void* stream) mutable {
+            block2 = block[2], shared_bytes, dims, workspaces, workspace_bytes](std::span<void* const> tensors,
+                                                                                void* stream) mutable {
       current();
+      void* workspace = workspaces ? workspaces->of(stream) : nullptr;
       // Kernel parameters: the tensors' device pointers, the dims as long long, then the
       // workspace when the space declares one (as the tuner's HIP backend passes them).
       std::vector<void*> pointers(tensors.begin(), tensors.end());
@@ -149,7 +159,7 @@ class HipExecutor final : public GpuExecutor {
   std::string arch_;
   std::mutex mutex_;
   std::map<const GpuImage*, hipModule_t> modules_;
-  std::vector<void*> workspaces_;
+  std::vector<std::unique_ptr<StreamWorkspaces<void*>>> workspaces_;
 };
 
 }  // namespace

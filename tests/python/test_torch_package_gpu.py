@@ -114,6 +114,25 @@ class CudaGraphsStreamsCompile(unittest.TestCase):
         torch.cuda.current_stream().wait_stream(side)
         self.assertLess(relative_l2(y, ops.REFERENCES["rms_norm"]((x * 2).double(), w.double())), 1e-2)
 
+    def test_two_streams_each_with_its_workspace(self):
+        """moe_routing's blocks take tickets from its workspace: launches of one prepared call on
+        two streams at once must not share it (the library keeps one per stream)."""
+        torch.manual_seed(14)
+        logits, x = random(8192, 8, dtype=torch.bfloat16), random(8192, 512, dtype=torch.bfloat16)
+        want = ktune.moe_routing(logits, x, 2, 125, True)
+        streams = [torch.cuda.Stream() for _ in range(2)]
+        for stream in streams:
+            stream.wait_stream(torch.cuda.current_stream())
+        outputs = []
+        for _ in range(10):
+            for stream in streams:
+                with torch.cuda.stream(stream):
+                    outputs.append(ktune.moe_routing(logits, x, 2, 125, True))
+        torch.cuda.synchronize()
+        for got in outputs:
+            for g, w in zip(got, want):
+                self.assertTrue(torch.equal(g, w))
+
     def test_torch_compile_through_the_ops(self):
         if not hasattr(torch, "compile") or tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 1):
             self.skipTest(f"torch {torch.__version__}")
