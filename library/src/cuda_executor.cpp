@@ -136,7 +136,14 @@ class CudaExecutor final : public GpuExecutor {
     return [this, function, geometry, dims, maps, workspaces, workspace_bytes,
             precision = problem.precision](std::span<void* const> tensors, void* stream) mutable {
       current();
-      CUdeviceptr workspace = workspaces ? workspaces->of(stream) : 0;
+      CUdeviceptr workspace = 0;
+      if (workspaces) {
+        // A stream being captured (or the legacy stream while another one is: an error) must not
+        // allocate: such launches take the workspace made with the call.
+        CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+        const CUresult asked = CudaDriver::get().cuStreamIsCapturing(static_cast<CUstream>(stream), &status);
+        workspace = workspaces->of(stream, asked != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE);
+      }
       // Kernel parameters: the tensors' device pointers, the dims as long long, the config's
       // TMA descriptors, then the workspace when the space declares one.
       std::vector<CUdeviceptr> pointers;

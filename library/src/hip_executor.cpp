@@ -120,7 +120,15 @@ class HipExecutor final : public GpuExecutor {
             block2 = block[2], shared_bytes, dims, workspaces, workspace_bytes](std::span<void* const> tensors,
                                                                                 void* stream) mutable {
       current();
-      void* workspace = workspaces ? workspaces->of(stream) : nullptr;
+      void* workspace = nullptr;
+      if (workspaces) {
+        // A stream being captured must not allocate: such launches take the workspace made with
+        // the call.
+        hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
+        const hipError_t asked =
+            HipLibrary::device_runtime().hipStreamIsCapturing(static_cast<hipStream_t>(stream), &status);
+        workspace = workspaces->of(stream, asked != hipSuccess || status != hipStreamCaptureStatusNone);
+      }
       // Kernel parameters: the tensors' device pointers, the dims as long long, then the
       // workspace when the space declares one (as the tuner's HIP backend passes them).
       std::vector<void*> pointers(tensors.begin(), tensors.end());

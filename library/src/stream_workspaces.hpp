@@ -4,6 +4,10 @@
 // two streams may run at once, and each needs a workspace of its own or their tickets and counters
 // mix. Each stream's is allocated and zeroed on its first launch there; the executor that owns
 // this frees them all.
+//
+// A launch being captured into a graph (CUDA graphs, torch.cuda.graph) cannot allocate: captured
+// launches take the workspace made with the call, as every launch did before there was one per
+// stream, so replays of graphs that hold one call share it.
 #pragma once
 
 #include <cstddef>
@@ -18,15 +22,17 @@ class StreamWorkspaces {
  public:
   // `allocate` gives `bytes` of zeroed device memory; `release` frees what it gave.
   StreamWorkspaces(std::size_t bytes, std::function<Pointer(std::size_t)> allocate, std::function<void(Pointer)> release)
-      : bytes_(bytes), allocate_(std::move(allocate)), release_(std::move(release)) {}
+      : bytes_(bytes), allocate_(std::move(allocate)), release_(std::move(release)), captured_(allocate_(bytes_)) {}
   StreamWorkspaces(const StreamWorkspaces&) = delete;
   StreamWorkspaces& operator=(const StreamWorkspaces&) = delete;
   ~StreamWorkspaces() {
     for (const auto& [stream, workspace] : workspaces_) release_(workspace);
+    release_(captured_);
   }
 
-  // The workspace of launches on `stream` (null: the default stream).
-  Pointer of(void* stream) {
+  // The workspace of launches on `stream` (null: the default stream), or of captured launches.
+  Pointer of(void* stream, bool capturing) {
+    if (capturing) return captured_;
     std::lock_guard lock(mutex_);
     auto found = workspaces_.find(stream);
     if (found == workspaces_.end()) found = workspaces_.emplace(stream, allocate_(bytes_)).first;
@@ -42,6 +48,7 @@ class StreamWorkspaces {
   std::size_t bytes_;
   std::function<Pointer(std::size_t)> allocate_;
   std::function<void(Pointer)> release_;
+  Pointer captured_;
   mutable std::mutex mutex_;
   std::map<void*, Pointer> workspaces_;
 };
