@@ -112,8 +112,10 @@ def verdict(family, row, reference, baseline):
                                                    "eager_graph_ns": baseline.get("loop_graph_ns")}), row.get("ns"))
         passes = dense is not None and loop is not None and dense >= 0.85 and loop >= 1.5
         return dense, f"TFLOP/s >= 0.85 of dense, >= 1.5x the torch loop ({against_pytorch.cell(loop, '.2f')}x)", passes
+    copy = ratio(row["copy_bytes"], baseline.get("copy_ns"))
+    share = ratio(row.get("bytes_per_second"), copy * 1e9 if copy else None)
     faster = ratio(against_pytorch.best_pytorch(baseline), row.get("ns"))
-    return faster, "(no bar) PyTorch / ktune", None
+    return share, f"(no bar) bandwidth of a copy's; PyTorch / ktune {against_pytorch.cell(faster, '.2f')}x", None
 
 
 def table(rows, device):
@@ -168,7 +170,7 @@ def run(context):
             baseline.update(measured.get(case, {}))
         row["copy_bytes"] = copies.get((family, shape))
         row["baseline"] = baseline
-        row["against"] = f"ktune {reference[0]}" if reference else ("a copy" if family == "paged_attention" else "PyTorch")
+        row["against"] = f"ktune {reference[0]}" if reference else "a copy"
         row["reference"] = references.get(reference)
         row["figure"], row["bar"], row["passes"] = verdict(family, row, references.get(reference), baseline)
         rows.append(row)

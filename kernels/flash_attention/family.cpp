@@ -14,10 +14,10 @@ Shape Shape::of(const Problem& problem) {
   Shape s{problem.dim("batch"),  problem.dim("heads"),    problem.dim("kv_heads"), problem.dim("seq_q"),
           problem.dim("seq_kv"), problem.dim("head_dim"), problem.dim("causal") != 0};
   if (problem.dim("causal") > 1)
-    throw InputError("flash_attention: causal must be 0 or 1, not " + std::to_string(problem.dim("causal")));
+    throw InputError(problem.family + ": causal must be 0 or 1, not " + std::to_string(problem.dim("causal")));
   if (s.kv_heads == 0) s.kv_heads = s.heads;
   if (s.kv_heads > s.heads || s.heads % s.kv_heads != 0)
-    throw InputError("flash_attention: kv_heads=" + std::to_string(s.kv_heads) + " must divide heads=" +
+    throw InputError(problem.family + ": kv_heads=" + std::to_string(s.kv_heads) + " must divide heads=" +
                      std::to_string(s.heads) + " (each kv head serves heads/kv_heads query heads)");
   return s;
 }

@@ -254,7 +254,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads)
   for (int r = 0; r < kRowsPerThread; ++r) {
     const long long row = i0 + group + r * kGroups;
     if (row >= seq_q) continue;
-    const bool empty_row = row_sum[r] == 0.f;  // the row sees no key (causal, seq_q > seq_kv)
+    const bool empty_row = row_sum[r] == 0.f;  // the row sees no key (causal, seq_q > seq_kv; or a block mask)
     const float inverse = empty_row ? 0.f : 1.f / row_sum[r];
     T* o_row = o + (bh * seq_q + row) * D;
 #pragma unroll

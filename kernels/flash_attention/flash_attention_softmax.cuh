@@ -92,7 +92,7 @@ __device__ __forceinline__ void store_rows(const float (&out)[D / 2], const floa
     sum += __shfl_xor_sync(0xffffffffu, sum, 1);
     sum += __shfl_xor_sync(0xffffffffu, sum, 2);
     if (row >= seq_q) continue;
-    const bool empty_row = sum == 0.f;  // the row sees no key (causal, seq_q > seq_kv)
+    const bool empty_row = sum == 0.f;  // the row sees no key (causal, seq_q > seq_kv; or a block mask)
     const float inverse = empty_row ? 0.f : 1.f / sum;
     T* o_row = o + row * D;
 #pragma unroll

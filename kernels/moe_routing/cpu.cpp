@@ -1,7 +1,7 @@
 // MoE routing on the CPU, in three passes over chunks of chunk_tokens tokens:
 //   1. per chunk (in parallel): each token's softmax and top-k, its weights and expert ids, and
 //      its position among the chunk's tokens that chose the same expert; the chunk's counts;
-//   2. the chunks' counts summed in order per expert (a few thousand additions, one thread);
+//   2. the chunks' counts summed in order per expert (chunks x experts additions, one thread);
 //   3. per chunk (in parallel): each choice's row (its expert's offset plus its position, or -1
 //      past the capacity), the copy of x into it, and the zeroing of the unused rows the chunk's
 //      choices would have filled.

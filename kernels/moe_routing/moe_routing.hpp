@@ -16,7 +16,8 @@
 //                                         token order; rows past the kept total are zero
 //
 // Capacity: an expert keeps its first `capacity` tokens in token order (GShard's rule: earlier
-// tokens first), capacity = ceil(capacity_percent / 100 * tokens * top_k / experts), at least 1;
+// tokens first), capacity = ceil(capacity_percent / 100 * tokens * top_k / experts), at least 1
+// and at most tokens;
 // capacity_percent 0 means no limit. A token chooses an expert at most once, so an expert's
 // position of token t is the number of earlier tokens that chose it: a prefix sum over tokens.
 #pragma once
@@ -37,7 +38,7 @@ struct Shape {
     const std::int64_t wanted = (capacity_percent * tokens * top_k + 100 * experts - 1) / (100 * experts);
     return std::clamp<std::int64_t>(wanted, 1, tokens);
   }
-  static Shape of(const Problem& problem);  // InputError for top_k > experts
+  static Shape of(const Problem& problem);  // InputError for top_k > experts or renormalize > 1
 };
 
 }  // namespace moe_routing

@@ -123,7 +123,14 @@ class CudaExecutor final : public GpuExecutor {
             current();
             CUdeviceptr workspace = 0;
             KT_CU(cuMemAlloc(&workspace, bytes));
-            KT_CU(cuMemsetD8(workspace, 0, bytes));
+            // Zeroed and finished before any stream's kernel reads it: the plain memset runs on the
+            // legacy stream, which non-blocking streams (PyTorch's) do not wait for.
+            const CUresult zeroed = CudaDriver::get().cuMemsetD8(workspace, 0, bytes);
+            const CUresult done = zeroed == CUDA_SUCCESS ? CudaDriver::get().cuCtxSynchronize() : zeroed;
+            if (done != CUDA_SUCCESS) {
+              CudaDriver::get().cuMemFree(workspace);
+              KT_CU(cuCtxSynchronize());  // throws with the driver's message
+            }
             return workspace;
           },
           [](CUdeviceptr workspace) { CudaDriver::get().cuMemFree(workspace); });

@@ -107,7 +107,15 @@ class HipExecutor final : public GpuExecutor {
             current();
             void* workspace = nullptr;
             KT_HIP_RUNTIME(hipMalloc(&workspace, bytes));
-            KT_HIP_RUNTIME(hipMemsetD8(workspace, 0, bytes));
+            // Zeroed and finished before any stream's kernel reads it (the plain memset runs on
+            // the null stream, which non-blocking streams do not wait for).
+            const HipLibrary& hip = HipLibrary::device_runtime();
+            const hipError_t zeroed = hip.hipMemsetD8(workspace, 0, bytes);
+            const hipError_t done = zeroed == hipSuccess ? hip.hipDeviceSynchronize() : zeroed;
+            if (done != hipSuccess) {
+              (void)hip.hipFree(workspace);
+              KT_HIP_RUNTIME(hipDeviceSynchronize());  // throws with the runtime's message
+            }
             return workspace;
           },
           [](void* workspace) { (void)HipLibrary::device_runtime().hipFree(workspace); });

@@ -8,6 +8,9 @@
 // A launch being captured into a graph (CUDA graphs, torch.cuda.graph) cannot allocate: captured
 // launches take the workspace made with the call, as every launch did before there was one per
 // stream, so replays of graphs that hold one call share it.
+//
+// A stream's workspace lives as long as the executor: a program that makes a new stream for
+// every call grows by one workspace per stream.
 #pragma once
 
 #include <cstddef>

@@ -193,7 +193,7 @@ class MixtureOfExperts(nn.Module):
                  dtype=None):
         super().__init__()
         if not 1 <= top_k <= num_experts:
-            raise ValueError(f"top_k={top_k} must be between 1 and num_experts={num_experts}")
+            raise ValueError(f"ktune.nn.MixtureOfExperts: top_k={top_k} must be between 1 and num_experts={num_experts}")
         self.top_k, self.capacity_percent, self.renormalize = top_k, capacity_percent, renormalize
         self.gate = nn.Linear(hidden_size, num_experts, bias=False, device=device, dtype=dtype)
         factory = dict(device=device, dtype=dtype)
@@ -221,8 +221,13 @@ class MixtureOfExperts(nn.Module):
     def forward(self, x):
         shape = x.shape
         flat = x.reshape(-1, shape[-1])
-        if not _same_dtype(self, x, self.gate.weight, self.w1, self.w2):
-            return self.reference(flat).reshape(shape)
+        if not _same_dtype(self, x, self.gate.weight, self.w1, self.w3, self.w2):
+            kept = None
+            if self.capacity_percent:  # the choices the capacity keeps, as the kernels would
+                logits = nn.functional.linear(flat, self.gate.weight).float()
+                kept = ops.REFERENCES["moe_routing"](logits, flat, self.top_k, self.capacity_percent,
+                                                     self.renormalize)[2] >= 0
+            return self.reference(flat, kept=kept).reshape(shape)
         weights, _, rows, counts, dropped, dispatched = ops.moe_routing(
             ops.linear(flat, self.gate.weight), flat, self.top_k, self.capacity_percent, self.renormalize)
         self.last_dropped = dropped

@@ -191,14 +191,19 @@ linear_op = _register("linear(Tensor x, Tensor weight, Tensor? bias, Tensor? res
 
 # --- flash attention ----------------------------------------------------------------------------------
 
+def _attention_shapes(op, q, k, v):
+    """BadArgument unless q is [batch, heads, seq_q, head_dim] and k, v [batch, kv_heads, seq_kv,
+    head_dim] with kv_heads dividing heads (what every attention kernel reads)."""
+    if q.dim() != 4 or k.dim() != 4 or v.shape != k.shape or q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3] \
+            or k.shape[1] == 0 or q.shape[1] % k.shape[1]:
+        raise BadArgument(f"ktune.{op}: q must be [batch, heads, seq_q, head_dim] and k, v [batch, kv_heads, seq_kv, "
+                          f"head_dim] (same batch and head_dim; kv heads dividing the query heads); got q "
+                          f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+
+
 def _flash_attention(q, k, v, causal, scale):
-    if q.dim() != 4 or k.dim() != 4 or v.shape != k.shape:
-        raise BadArgument(f"ktune.flash_attention: q, k, v must be [batch, heads, seq, head_dim] with k and v alike; "
-                          f"got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")
+    _attention_shapes("flash_attention", q, k, v)
     batch, heads, seq_q, head_dim = q.shape
-    if k.shape[0] != batch or k.shape[3] != head_dim or heads % k.shape[1]:
-        raise BadArgument(f"ktune.flash_attention: k {tuple(k.shape)} does not fit q {tuple(q.shape)} "
-                          "(same batch and head_dim; kv heads dividing the query heads)")
     o = torch.empty_like(q, memory_format=torch.contiguous_format)
     lse = torch.empty((batch, heads, seq_q), dtype=torch.float32, device=q.device)
     scale_tensor = _constant(1.0 / math.sqrt(head_dim) if scale is None else float(scale), 1, torch.float32, q.device)
@@ -219,12 +224,13 @@ flash_attention_op = _register(
 
 
 def _flash_attention_backward(q, k, v, o, dout, lse, causal, scale):
-    if q.dim() != 4 or k.shape != v.shape or o.shape != q.shape or dout.shape != q.shape \
-            or tuple(lse.shape) != tuple(q.shape[:3]):
-        raise BadArgument(f"ktune.flash_attention_backward: q, o, dout must be [batch, heads, seq_q, head_dim], k and v "
-                          f"[batch, kv_heads, seq_kv, head_dim], lse [batch, heads, seq_q]; got q {tuple(q.shape)}, "
-                          f"k {tuple(k.shape)}, v {tuple(v.shape)}, o {tuple(o.shape)}, dout {tuple(dout.shape)}, "
-                          f"lse {tuple(lse.shape)}")
+    _attention_shapes("flash_attention_backward", q, k, v)
+    if o.shape != q.shape or dout.shape != q.shape or tuple(lse.shape) != tuple(q.shape[:3]):
+        raise BadArgument(f"ktune.flash_attention_backward: o and dout must be shaped like q {tuple(q.shape)} and lse "
+                          f"[batch, heads, seq_q]; got o {tuple(o.shape)}, dout {tuple(dout.shape)}, lse "
+                          f"{tuple(lse.shape)}")
+    if lse.dtype != torch.float32:
+        raise BadArgument(f"ktune.flash_attention_backward: lse must be float32, as the forward gives it; got {lse.dtype}")
     batch, heads, seq_q, head_dim = q.shape
     dq = torch.empty_like(q, memory_format=torch.contiguous_format)
     dk = torch.empty_like(k, memory_format=torch.contiguous_format)
@@ -234,7 +240,7 @@ def _flash_attention_backward(q, k, v, o, dout, lse, causal, scale):
                   {"q": q, "k": k, "v": v, "o": o, "dout": dout}, {"dq": dq, "dk": dk, "dv": dv},
                   {"batch": batch, "heads": heads, "kv_heads": k.shape[1], "seq_q": seq_q, "seq_kv": k.shape[2],
                    "head_dim": head_dim, "causal": int(bool(causal))},
-                  extra={"lse": lse.float(), "scale": scale_tensor})
+                  extra={"lse": lse, "scale": scale_tensor})
     return dq, dk, dv
 
 
@@ -332,6 +338,10 @@ def _grouped_gemm(a, b, group_sizes):
     if a.dim() != 2 or b.dim() != 3 or a.shape[1] != b.shape[2] or group_sizes.numel() != b.shape[0]:
         raise BadArgument(f"ktune.grouped_gemm: a must be [m, k], b [experts, n, k] and group_sizes [experts]; got "
                           f"{tuple(a.shape)}, {tuple(b.shape)}, {tuple(group_sizes.shape)}")
+    if group_sizes.device.type == "cpu" and int(group_sizes.sum()) > a.shape[0]:
+        # (On a GPU the sizes are trusted: checking them would wait for the device.)
+        raise BadArgument(f"ktune.grouped_gemm: group_sizes sum to {int(group_sizes.sum())}, more than a's "
+                          f"{a.shape[0]} rows")
     d = a.new_empty((a.shape[0], b.shape[1]))
     _dispatch.run("grouped_gemm", "grouped_gemm", {"a": a, "b": b}, {"d": d},
                   {"m": a.shape[0], "experts": b.shape[0], "n": b.shape[1], "k": a.shape[1]},
@@ -344,11 +354,9 @@ grouped_gemm_op = _register("grouped_gemm(Tensor a, Tensor b, Tensor group_sizes
 
 
 def _block_sparse_attention(q, k, v, block_mask, block, causal, scale):
-    if q.dim() != 4 or k.dim() != 4 or v.shape != k.shape or q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3] \
-            or q.shape[1] % k.shape[1] or block < 16:
-        raise BadArgument(f"ktune.block_sparse_attention: q must be [batch, heads, seq_q, head_dim] and k, v [batch, "
-                          f"kv_heads, seq_kv, head_dim], block at least 16; got {tuple(q.shape)}, {tuple(k.shape)}, "
-                          f"{tuple(v.shape)}, block {block}")
+    _attention_shapes("block_sparse_attention", q, k, v)
+    if block < 16:
+        raise BadArgument(f"ktune.block_sparse_attention: block must be at least 16, got {block}")
     batch, heads, seq_q, head_dim = q.shape
     seq_kv = k.shape[2]
     blocks = (heads, -(-seq_q // block), -(-seq_kv // block))
@@ -363,7 +371,8 @@ def _block_sparse_attention(q, k, v, block_mask, block, causal, scale):
     _dispatch.run("block_sparse_attention", "block_sparse_attention", {"q": q, "k": k, "v": v}, {"o": o},
                   {"batch": batch, "heads": heads, "kv_heads": k.shape[1], "seq_q": seq_q, "seq_kv": seq_kv,
                    "head_dim": head_dim, "causal": int(bool(causal)), "block": block},
-                  extra={"lse": lse, "scale": scale_tensor, "block_mask": _int32(block_mask)})
+                  # Nonzero is kept, whatever the mask's dtype (a float 0.5 too, as the formula reads it).
+                  extra={"lse": lse, "scale": scale_tensor, "block_mask": (block_mask != 0).to(torch.int32)})
     return o, lse
 
 
@@ -412,6 +421,10 @@ def _moe_combine(expert_out, weights, rows):
         raise BadArgument(f"ktune.moe_combine: expert_out must be [tokens * top_k, hidden], weights and rows [tokens, "
                           f"top_k]; got {tuple(expert_out.shape)}, {tuple(weights.shape)}, {tuple(rows.shape)}")
     tokens, top_k = weights.shape
+    if rows.device.type == "cpu" and rows.numel() and (int(rows.min()) < -1 or int(rows.max()) >= expert_out.shape[0]):
+        # (On a GPU the rows are trusted: checking them would wait for the device.)
+        raise BadArgument(f"ktune.moe_combine: rows must lie in [-1, {expert_out.shape[0]}) (rows of expert_out, -1 for "
+                          f"dropped); they span [{int(rows.min())}, {int(rows.max())}]")
     y = expert_out.new_empty((tokens, expert_out.shape[1]))
     _dispatch.run("moe_combine", "moe_combine", {"expert_out": expert_out}, {"y": y},
                   {"tokens": tokens, "top_k": top_k, "hidden": expert_out.shape[1]},
@@ -513,7 +526,8 @@ def _paged_attention_reference(q, k_cache, v_cache, block_table, seq_lens, scale
 def _grouped_gemm_reference(a, b, group_sizes):
     sizes = [int(n) for n in group_sizes]
     parts = torch.split(a[: sum(sizes)], sizes)
-    # Rows past the groups (moe_routing's dispatched rows past the kept ones) come out zero.
+    # Rows past the groups (moe_routing's dispatched rows past the kept ones) are left unwritten by
+    # the kernels; the formula gives zeros there, which nothing downstream reads.
     return torch.cat([part @ b[g].t() for g, part in enumerate(parts)] + [a.new_zeros(a.shape[0] - sum(sizes),
                                                                                        b.shape[1])])
 
@@ -608,7 +622,8 @@ class _Recomputed(torch.autograd.Function):
 
 
 # Devices whose attention backward is ktune's kernel (flash_attention_backward); elsewhere the
-# backward recomputes PyTorch's formula. CUDA joins once `ci/gpu-check` has checked the kernel on a GPU.
+# backward recomputes PyTorch's formula. The CUDA kernel has not yet been checked on a GPU
+# (tests/python/test_torch_package_gpu.py does), so CUDA is not among them.
 KERNEL_BACKWARD_DEVICES = {"cpu"}
 
 
@@ -727,7 +742,9 @@ def paged_attention(q, k_cache, v_cache, block_table, seq_lens, scale=None, retu
 
 def grouped_gemm(a, b, group_sizes):
     """Each group's rows of a [m, k] (groups in order, group_sizes[g] rows each) times its weight
-    b[g] [n, k] transposed: a mixture-of-experts layer's GEMMs in one call."""
+    b[g] [n, k] transposed: a mixture-of-experts layer's GEMMs in one call. The sizes may sum to
+    less than m (moe_routing's dispatched rows past the kept ones): the rows of the result past
+    them are left unwritten."""
     return _call("grouped_gemm", grouped_gemm_op, a, b, group_sizes)
 
 

@@ -169,7 +169,10 @@ class GpuHarness(harness.KtuneTestCase):
                                                {"loop_ns": 200, "loop_graph_ns": 160})[2], True)
         self.assertEqual(phase_serving.verdict("grouped_gemm", grouped, {"flops_per_second": 100},
                                                {"loop_ns": 200, "loop_graph_ns": 140})[2], False)  # 1.4x the loop
-        self.assertIsNone(phase_serving.verdict("moe_routing", {"ns": 10}, None, {"eager_ns": 30})[2])
+        moe = phase_serving.verdict("moe_routing", {"ns": 10, "copy_bytes": 2e9, "bytes_per_second": 1.5e12}, None,
+                                    {"eager_ns": 30, "copy_ns": 1e6})
+        self.assertEqual((round(moe[0], 2), moe[2]), (0.75, None))  # 1.5 of a copy's 2 TB/s, no bar
+        self.assertIn("3.00x", moe[1])
         plan = self.gpu_check("serving", env_extra={"KTUNE_GPU_PLAN": "1"}).stdout
         self.assertIn("grouped_gemm m=65536,experts=64,n=4096,k=4096", plan)
 

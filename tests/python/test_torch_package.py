@@ -188,6 +188,22 @@ class Errors(unittest.TestCase):
                                dict(context.choose("rmsnorm", {"rows": 8, "cols": 64}, "fp32")["config"], bogus=1))
         with self.assertRaisesRegex(ktune.NoDevice, "hip"):
             ktune.Context("hip")
+        # The new families' inputs: shapes that do not fit, an lse of another dtype, rows or group
+        # sizes past their tensors (on the CPU, where checking them costs nothing).
+        q, k = torch.randn(2, 4, 5, 8), torch.randn(1, 2, 6, 8)
+        with self.assertRaisesRegex(ktune.BadArgument, "flash_attention_backward: q must be"):
+            ktune.flash_attention_backward(q, k, k, q, q, torch.zeros(2, 4, 5))
+        k = torch.randn(2, 2, 6, 8)
+        with self.assertRaisesRegex(ktune.BadArgument, "lse must be float32"):
+            ktune.flash_attention_backward(q, k, k, q, q, torch.zeros(2, 4, 5, dtype=torch.bfloat16))
+        with self.assertRaisesRegex(ktune.BadArgument, r"block_mask must be \[heads"):
+            ktune.block_sparse_attention(q, k, k, torch.ones(4, 2, 2), 16)
+        with self.assertRaisesRegex(ktune.BadArgument, r"rows must lie in \[-1, 6\)"):
+            ktune.moe_combine(torch.randn(6, 4), torch.rand(3, 2), torch.tensor([[0, 1], [2, 6], [-1, 3]]))
+        with self.assertRaisesRegex(ktune.BadArgument, "group_sizes sum to 9, more than a's 8 rows"):
+            ktune.grouped_gemm(torch.randn(8, 4), torch.randn(2, 3, 4), torch.tensor([4, 5], dtype=torch.int32))
+        with self.assertRaisesRegex(ValueError, "MixtureOfExperts: top_k=3"):
+            ktune.nn.MixtureOfExperts(8, 16, 2, top_k=3)
 
 
 class Modules(unittest.TestCase):

@@ -141,7 +141,7 @@ TEST(LibraryApi, BlockSparseAttentionTakesItsMask) {
     expect_cpu_call_matches_reference(context, "block_sparse_attention", dims, precision, "o");
 }
 
-TEST(LibraryApi, MoeRoutingRoutesDispatchesAndCombines) {
+TEST(LibraryApi, MoeRoutingAndMoeCombineMatchTheirReferences) {
   kk::Context context(kk::Backend::cpu);
   const std::vector<kk::DimArgument> dims{{"tokens", 301},          {"experts", 16}, {"top_k", 2}, {"hidden", 40},
                                           {"capacity_percent", 90}, {"renormalize", 1}};
