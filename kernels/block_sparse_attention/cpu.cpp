@@ -20,11 +20,8 @@ class BlockSparseAttentionCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash::block_sparse_attention_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const Config& config = context.config;
-    const Tiling tiling{static_cast<int>(config.get_int("threads")), config.get_int("block_q"), config.get_int("block_kv")};
+    const Tiling tiling = Tiling::of(context.config);
     const block_sparse_attention::Shape shape = block_sparse_attention::Shape::of(context.problem);
-    if (tiling.threads < 1 || tiling.block_q < 1 || tiling.block_kv < 1)
-      throw UnsupportedConfig("threads, block_q and block_kv must be at least 1");
     if (shape.block % tiling.block_q != 0 || shape.block % tiling.block_kv != 0)
       throw UnsupportedConfig("block_q and block_kv must divide the mask's block (" + std::to_string(shape.block) + ")");
     const CpuBlockMask mask{static_cast<const std::int32_t*>(context.tensor("block_mask").data), shape.q_blocks(),

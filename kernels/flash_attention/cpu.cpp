@@ -18,10 +18,7 @@ class FlashAttentionCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash::flash_attention_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const Config& config = context.config;
-    const Tiling tiling{static_cast<int>(config.get_int("threads")), config.get_int("block_q"), config.get_int("block_kv")};
-    if (tiling.threads < 1 || tiling.block_q < 1 || tiling.block_kv < 1)
-      throw UnsupportedConfig("threads, block_q and block_kv must be at least 1");
+    const Tiling tiling = Tiling::of(context.config);
     const Shape shape = Shape::of(context.problem);
     return cpu::shared_run<FlashAttentionRun>(context.problem.precision, "the CPU flash attention", shape, tiling,
                                               context);

@@ -21,9 +21,18 @@
 
 namespace ktune::flash_attention {
 
+// The attention CPU kernels' tunables (threads, query rows and keys per block), read from a config.
 struct Tiling {
   int threads;
   std::int64_t block_q, block_kv;
+
+  static Tiling of(const Config& config) {
+    const Tiling tiling{static_cast<int>(config.get_int("threads")), config.get_int("block_q"),
+                        config.get_int("block_kv")};
+    if (tiling.threads < 1 || tiling.block_q < 1 || tiling.block_kv < 1)
+      throw UnsupportedConfig("threads, block_q and block_kv must be at least 1");
+    return tiling;
+  }
 };
 
 // Block-sparse attention's mask (kernels/block_sparse_attention/): [heads][q_blocks][kv_blocks]

@@ -16,6 +16,7 @@
 #include "kernels/common/cpu_numeric.hpp"
 #include "kernels/common/cpu_shared_run.hpp"
 #include "kernels/cpu_kernel.hpp"
+#include "kernels/flash_attention/cpu_flash_attention.hpp"
 #include "kernels/flash_attention/flash_attention.hpp"
 #include "kernels/flash_attention_backward/flash_attention_backward.hpp"
 #include "kernels/thread_pool.hpp"
@@ -25,11 +26,7 @@ namespace ktune {
 namespace {
 
 using flash_attention::Shape;
-
-struct Tiling {
-  int threads;
-  std::int64_t block_q, block_kv;
-};
+using flash_attention::Tiling;
 
 // Rows [first, first + count) of a [rows, D] matrix in float, zeros past `rows`.
 template <typename T>
@@ -46,7 +43,7 @@ class BackwardRun {
       : s_(shape), t_(tiling), pool_(context.pool),
         q_(static_cast<const T*>(context.tensor("q").data)), k_(static_cast<const T*>(context.tensor("k").data)),
         v_(static_cast<const T*>(context.tensor("v").data)), o_(static_cast<const T*>(context.tensor("o").data)),
-        do_(static_cast<const T*>(context.tensor("dout").data)),
+        dout_(static_cast<const T*>(context.tensor("dout").data)),
         lse_(static_cast<const float*>(context.tensor("lse").data)),
         scale_(*static_cast<const float*>(context.tensor("scale").data)),
         dq_(static_cast<T*>(context.tensor("dq").data)), dk_(static_cast<T*>(context.tensor("dk").data)),
@@ -59,7 +56,7 @@ class BackwardRun {
       for (std::int64_t i = 0; i < s_.seq_q; ++i) {
         const std::int64_t row = bh * s_.seq_q + i;
         float sum = 0;
-        for (std::int64_t d = 0; d < D; ++d) sum += cpu::to_float(do_[row * D + d]) * cpu::to_float(o_[row * D + d]);
+        for (std::int64_t d = 0; d < D; ++d) sum += cpu::to_float(dout_[row * D + d]) * cpu::to_float(o_[row * D + d]);
         delta_[static_cast<std::size_t>(row)] = sum;
       }
     });
@@ -125,7 +122,7 @@ class BackwardRun {
       for (std::int64_t i0 = first; i0 < s_.seq_q; i0 += BQ) {
         const std::int64_t rows = std::min(BQ, s_.seq_q - i0);
         to_floats(q_ + bh * s_.seq_q * D, i0, rows, s_.seq_q, D, q);
-        to_floats(do_ + bh * s_.seq_q * D, i0, rows, s_.seq_q, D, dout);
+        to_floats(dout_ + bh * s_.seq_q * D, i0, rows, s_.seq_q, D, dout);
         tile(q, dout, lse_ + bh * s_.seq_q + i0, delta_.data() + bh * s_.seq_q + i0, i0, rows, k, v, j0, cols, p, ds);
         for (std::int64_t r = 0; r < rows; ++r)
           for (std::int64_t c = 0; c < cols; ++c) {
@@ -158,7 +155,7 @@ class BackwardRun {
     float* p = v + BKV * D;
     float* ds = p + rows * BKV;
     to_floats(q_ + bh * s_.seq_q * D, i0, rows, s_.seq_q, D, q);
-    to_floats(do_ + bh * s_.seq_q * D, i0, rows, s_.seq_q, D, dout);
+    to_floats(dout_ + bh * s_.seq_q * D, i0, rows, s_.seq_q, D, dout);
     std::fill(dq, dq + rows * D, 0.0f);
     const std::int64_t keys = s_.keys_visible(i0 + rows - 1);  // those the last (latest) row sees
     for (std::int64_t j0 = 0; j0 < keys; j0 += BKV) {
@@ -183,7 +180,7 @@ class BackwardRun {
   const T* k_;
   const T* v_;
   const T* o_;
-  const T* do_;
+  const T* dout_;
   const float* lse_;
   const float scale_;
   T* dq_;
@@ -197,10 +194,7 @@ class FlashAttentionBackwardCpu final : public CpuKernel {
   std::string source_hash() const override { return source_hash::flash_attention_backward_cpu; }
 
   std::function<void()> prepare(const CpuLaunchContext& context) const override {
-    const Config& config = context.config;
-    const Tiling tiling{static_cast<int>(config.get_int("threads")), config.get_int("block_q"), config.get_int("block_kv")};
-    if (tiling.threads < 1 || tiling.block_q < 1 || tiling.block_kv < 1)
-      throw UnsupportedConfig("threads, block_q and block_kv must be at least 1");
+    const Tiling tiling = Tiling::of(context.config);
     return cpu::shared_run<BackwardRun>(context.problem.precision, "the CPU attention backward",
                                         Shape::of(context.problem), tiling, context);
   }
