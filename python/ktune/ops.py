@@ -483,23 +483,31 @@ def _ffn_reference(x, w1, b1, w2, b2, activation):
     return F.linear(hidden, w2, b2)
 
 
-def _attention_reference(q, k, v, causal, scale):
+def _masked_attention(q, k, v, allowed, scale):
+    """softmax(scale·QKᵀ)V (grouped-query heads) where `allowed` (broadcast to [.., seq_q, seq_kv],
+    None for every key) says which keys each query row sees, with the fp32 log-sum-exp. A row that
+    sees no key gets o = 0 and lse = +inf, as the kernels give, and no NaN in the gradients."""
     group = q.shape[1] // k.shape[1]
     k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     work = torch.float64 if q.dtype == torch.float64 else torch.float32
     scores = (q.to(work) @ k.to(work).transpose(-1, -2)) * scale
-    if not causal:
-        return (torch.softmax(scores, dim=-1) @ v.to(scores.dtype)).to(q.dtype), torch.logsumexp(scores, dim=-1)
-    seq_q, seq_kv = q.shape[2], k.shape[2]
-    allowed = torch.ones(seq_q, seq_kv, dtype=torch.bool, device=q.device).tril(seq_kv - seq_q)
+    if allowed is None:
+        return (torch.softmax(scores, dim=-1) @ v.to(work)).to(q.dtype), torch.logsumexp(scores, dim=-1).float()
     scores = scores.masked_fill(~allowed, float("-inf"))
-    # A row that sees no key (seq_q > seq_kv) gets o = 0 and lse = +inf, as the kernels give, and
-    # no NaN in the gradients.
-    seen = allowed.any(-1)  # [seq_q]
+    seen = allowed.any(-1)
     lse = torch.where(seen, torch.logsumexp(scores, dim=-1), torch.full_like(scores[..., 0], float("inf")))
-    p = torch.softmax(scores.masked_fill(~seen[:, None], 0.0), dim=-1) * seen[:, None]
-    return (p @ v.to(scores.dtype)).to(q.dtype), lse
+    p = torch.softmax(scores.masked_fill(~seen[..., None], 0.0), dim=-1) * seen[..., None]
+    return (p @ v.to(work)).to(q.dtype), lse.float()
+
+
+def _causal_mask(seq_q, seq_kv, device):
+    """Query i sees key j when j <= i + seq_kv - seq_q (bottom-right, as the kernels)."""
+    return torch.ones(seq_q, seq_kv, dtype=torch.bool, device=device).tril(seq_kv - seq_q)
+
+
+def _attention_reference(q, k, v, causal, scale):
+    return _masked_attention(q, k, v, _causal_mask(q.shape[2], k.shape[2], q.device) if causal else None, scale)
 
 
 def _paged_attention_reference(q, k_cache, v_cache, block_table, seq_lens, scale):
@@ -534,19 +542,10 @@ def _grouped_gemm_reference(a, b, group_sizes):
 
 def _block_sparse_attention_reference(q, k, v, block_mask, block, causal, scale):
     seq_q, seq_kv = q.shape[2], k.shape[2]
-    kept = block_mask.bool().repeat_interleave(block, 1).repeat_interleave(block, 2)[:, :seq_q, :seq_kv]
-    group = q.shape[1] // k.shape[1]
-    k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    work = torch.float64 if q.dtype == torch.float64 else torch.float32
-    scores = (q.to(work) @ k.to(work).transpose(-1, -2)) * scale
+    kept = (block_mask != 0).repeat_interleave(block, 1).repeat_interleave(block, 2)[:, :seq_q, :seq_kv]
     if causal:
-        kept = kept & torch.ones(seq_q, seq_kv, dtype=torch.bool, device=q.device).tril(seq_kv - seq_q)
-    scores = scores.masked_fill(~kept, float("-inf"))
-    seen = kept.any(-1)  # [heads, seq_q]: a row that sees no key gets o = 0, lse = +inf
-    lse = torch.where(seen, torch.logsumexp(scores, dim=-1), torch.full_like(scores[..., 0], float("inf")))
-    p = torch.softmax(scores.masked_fill(~seen[..., None], 0.0), dim=-1) * seen[..., None]
-    return (p @ v.to(work)).to(q.dtype), lse.float()
+        kept = kept & _causal_mask(seq_q, seq_kv, q.device)
+    return _masked_attention(q, k, v, kept, scale)
 
 
 def _moe_routing_reference(logits, x, top_k, capacity_percent, renormalize):
