@@ -18,6 +18,14 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def kernel_of(path):
+    """The family a tune JSON measured ("" when it cannot be read)."""
+    try:
+        return str(tune_result(json.load(open(path))).get("kernel", ""))
+    except Exception:
+        return ""
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     baseline = json.load(open(argv[0]))
@@ -41,9 +49,11 @@ def main(argv=None):
         if ours and flash:
             vs_flash.append(ours / flash)
         config = best["config"] if best else {}
-        # Each path's own parameters (the constraints pin the other path's to one value).
-        keys = ("path", "block_q", "block_kv", "stages") + (
-            ("consumers", "blocks_per_sm") if config.get("path") == "wgmma" else ("warps",))
+        # Each path's own parameters (the constraints pin the other path's to one value); a space
+        # without paths (flash_attention_backward) shows all of its own.
+        keys = (("path", "block_q", "block_kv", "stages") + (
+            ("consumers", "blocks_per_sm") if config.get("path") == "wgmma" else ("warps",))) if "path" in config \
+            else tuple(config)
         shown = " ".join(f"{k}={config[k]}" for k in keys if k in config)
         rows.append("| {}x{} h{} d{}{} {} | {} | {} | {} | {} | {} | {} | {} |".format(
             p["batch"], p["seq_q"], p["heads"], p["head_dim"], " causal" if p["causal"] else "", p["precision"],
@@ -51,8 +61,9 @@ def main(argv=None):
             f"{default['flops_per_second'] / 1e12:.0f}" if default else "-",
             f"{cudnn:.0f}" if cudnn else "-", f"{100 * ours / cudnn:.1f}%" if ours and cudnn else "-",
             f"{flash:.0f}" if flash else "-", f"{100 * ours / flash:.1f}%" if ours and flash else "-"))
-    print(f"Device: {baseline['device']}; baselines: PyTorch {baseline['torch']} scaled_dot_product_attention "
-          "on cuDNN and on FlashAttention 2\n")
+    which = "backward pass" if any(kernel_of(path).endswith("backward") for path in argv[1:]) else "forward pass"
+    print(f"Device: {baseline['device']}; the {which}; baselines: PyTorch {baseline['torch']} "
+          "scaled_dot_product_attention on cuDNN and on FlashAttention 2\n")
     print("| batch x seq, heads, head_dim | ktune TFLOP/s | best config | default TFLOP/s | cuDNN TFLOP/s "
           "| ktune / cuDNN | flash TFLOP/s | ktune / flash |")
     print("|---|---:|---|---:|---:|---:|---:|---:|")
