@@ -49,6 +49,22 @@ def _last_dim(shape):
     return shape
 
 
+def _stacked(module, name, parts, dim):
+    """torch.cat(parts, dim), kept on `module` under `name` and made again only when a part changed
+    (a new tensor, or an in-place update bumps its version): the stacked weights of a fused GEMM
+    are not copied on every call. Training gets a fresh cat, which carries gradients back to the
+    parts."""
+    if torch.is_grad_enabled() and any(p.requires_grad for p in parts):
+        return torch.cat(parts, dim)
+    key = tuple((id(p), p._version) for p in parts)
+    cached = getattr(module, name, None)
+    if cached is None or cached[0] != key:
+        with torch.no_grad():
+            cached = (key, torch.cat(parts, dim))
+        object.__setattr__(module, name, cached)  # not a parameter or buffer: no state-dict entry
+    return cached[1]
+
+
 class RMSNorm(nn.Module):
     """torch.nn.RMSNorm(normalized_shape, eps=1e-6, elementwise_affine=True). The kernel's epsilon
     is 1e-6; another value, or eps=None (PyTorch: the dtype's machine epsilon), runs PyTorch's."""
@@ -160,19 +176,11 @@ class SwiGLU(nn.Module):
         return ops.linear(ops.swiglu(ops.linear(x, weight, bias)), self.down_proj.weight, self.down_proj.bias)
 
     def _gate_up(self):
-        """gate_proj's and up_proj's weights (and biases) stacked for one GEMM, made again only when
-        a parameter changed (a new tensor, or an in-place update bumps its version)."""
-        parts = [self.gate_proj.weight, self.up_proj.weight, self.gate_proj.bias, self.up_proj.bias]
-        key = tuple((id(p), p._version) if p is not None else None for p in parts)
-        if getattr(self, "_fused_key", None) != key:
-            with torch.no_grad():
-                weight = torch.cat(parts[:2])
-                bias = None if parts[2] is None else torch.cat(parts[2:])
-            self._fused, self._fused_key = (weight, bias), key
-        if torch.is_grad_enabled() and self.gate_proj.weight.requires_grad:
-            # Training: the stacked copy must carry gradients back to both projections.
-            return (torch.cat(parts[:2]), None if parts[2] is None else torch.cat(parts[2:]))
-        return self._fused
+        """gate_proj's and up_proj's weights (and biases) stacked for one GEMM."""
+        weight = _stacked(self, "_gate_up_weight", (self.gate_proj.weight, self.up_proj.weight), 0)
+        bias = None if self.gate_proj.bias is None else \
+            _stacked(self, "_gate_up_bias", (self.gate_proj.bias, self.up_proj.bias), 0)
+        return weight, bias
 
 
 class MixtureOfExperts(nn.Module):
@@ -231,7 +239,7 @@ class MixtureOfExperts(nn.Module):
         weights, _, rows, counts, dropped, dispatched = ops.moe_routing(
             ops.linear(flat, self.gate.weight), flat, self.top_k, self.capacity_percent, self.renormalize)
         self.last_dropped = dropped
-        hidden = ops.swiglu(ops.grouped_gemm(dispatched, torch.cat((self.w1, self.w3), dim=1), counts))
+        hidden = ops.swiglu(ops.grouped_gemm(dispatched, _stacked(self, "_w13", (self.w1, self.w3), 1), counts))
         return ops.moe_combine(ops.grouped_gemm(hidden, self.w2, counts), weights, rows).reshape(shape)
 
     def reference(self, flat, kept=None, chosen=None):

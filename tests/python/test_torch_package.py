@@ -310,8 +310,19 @@ class Modules(unittest.TestCase):
         want = sum(top[:, k, None] * torch.stack([hf.experts[e].w2(F.silu(hf.experts[e].w1(t)) * hf.experts[e].w3(t))
                                                   for t, e in zip(flat, chosen[:, k].tolist())]) for k in range(2))
         self.assertLess(relative_l2(swapped(flat), want), 1e-5)
-        # Gradients through the recomputed backward of each op.
+        # Inference stacks w1 and w3 once, and again only after a weight changes.
         block.capacity_percent = 0
+        with torch.no_grad():
+            block(flat)
+            stacked = block._w13[1]
+            block(flat)
+            self.assertIs(block._w13[1], stacked)
+            before = block.reference(flat)
+            block.w3.mul_(0.5)
+            self.assertGreater(relative_l2(block.reference(flat), before), 1e-2)  # the change shows
+            self.assertLess(relative_l2(block(flat), block.reference(flat)), 1e-5)
+            self.assertIsNot(block._w13[1], stacked)
+        # Gradients through the recomputed backward of each op.
         x = torch.randn(20, 24, requires_grad=True)
         block(x).pow(2).sum().backward()
         got = [x.grad.clone()] + [p.grad.clone() for p in block.parameters()]
