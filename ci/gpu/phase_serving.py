@@ -81,7 +81,7 @@ def tune(context, kernel, shape, seconds):
     """{"ns", "bytes_per_second", "flops_per_second", "configs", "config", "exit"} of a fresh tune."""
     result_path = context.path(f"serving-{kernel}-{shape.replace('=', '_').replace(',', '_')}.json")
     rc = ktune.run(context.ktune, ktune.tune_args(kernel, "cuda", shape, PRECISION, "--time-limit", str(seconds),
-                                                  "--db", context.path("serving.db"), "--no-export", "--json"),
+                                                  "--setup-timeout", "600", "--db", context.path("serving.db"), "--no-export", "--json"),
                    stdout=result_path, stderr=context.path("serving.err"), timeout=int(seconds) + 600, interrupt=True)
     summary = ktune.tune_result(ktune.load_json(result_path)) or {}
     best = summary.get("best") or {}

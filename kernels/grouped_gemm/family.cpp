@@ -1,6 +1,9 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
+#include "kernels/common/reference_rows.hpp"
 #include "kernels/gemm/gemm.hpp"
 #include "kernels/grouped_gemm/grouped_gemm.hpp"
 
@@ -71,25 +74,36 @@ class GroupedGemmFamily final : public KernelFamily {
     return precision == Precision::fp32 ? 5e-5 : default_tolerance(precision);
   }
 
+  // As gemm's: past kFullReferenceFma multiply-adds, one row of every 64 of each group (the others
+  // NaN, not checked), on all the host's threads.
   void reference(const Problem& problem, HostTensors& tensors) const override {
-    const auto n = problem.dim("n"), k = problem.dim("k"), experts = problem.dim("experts");
+    const auto m = problem.dim("m"), n = problem.dim("n"), k = problem.dim("k"), experts = problem.dim("experts");
     const auto named = named_tensors(problem, tensors);
     const auto& a = named.at("a");
     const auto& b = named.at("b");
     const auto& sizes = named.at("group_sizes");
     auto& d = named.at("d");
+    const bool sampled = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >
+                         reference::kFullReferenceFma;
+    if (sampled) std::fill(d.begin(), d.end(), std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::int64_t> rows, group_end;  // group_end[g]: one past group g's last row
     std::int64_t row = 0;
     for (std::int64_t g = 0; g < experts; ++g) {
-      const auto rows = static_cast<std::int64_t>(sizes[static_cast<std::size_t>(g)]);
-      const double* weight = b.data() + g * n * k;
-      for (std::int64_t i = row; i < row + rows; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-          double sum = 0;
-          for (std::int64_t p = 0; p < k; ++p) sum += a[static_cast<std::size_t>(i * k + p)] * weight[j * k + p];
-          d[static_cast<std::size_t>(i * n + j)] = sum;
-        }
-      row += rows;
+      const auto count = static_cast<std::int64_t>(sizes[static_cast<std::size_t>(g)]);
+      reference::append_rows(rows, row, count, sampled, 11 + g);
+      row += count;
+      group_end.push_back(row);
     }
+    reference::for_each_row(rows, 0, [&](std::int64_t i, std::vector<double>&) {
+      const auto g = std::upper_bound(group_end.begin(), group_end.end(), i) - group_end.begin();
+      const double* weight = b.data() + g * n * k;
+      const double* a_row = a.data() + i * k;
+      for (std::int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (std::int64_t p = 0; p < k; ++p) sum += a_row[p] * weight[j * k + p];
+        d[static_cast<std::size_t>(i * n + j)] = sum;
+      }
+    });
   }
   const CpuKernel* cpu_kernel() const override { return &grouped_gemm_cpu_kernel(); }
   // The wgmma path loads A by TMA from one view of every group's rows [m, k] and B from one view
