@@ -117,12 +117,10 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
   std::vector<Candidate> candidates;
   const bool tuned_entry = tuned && tuned->level != "default_config";
   if (tuned_entry) candidates.push_back({tuned->config, "tuned"});
-  // After a tuned entry every untuned config is a fallback; without one, the space's default
-  // (first in the order) is simply the default.
-  for (const Config& config : untuned_configs(space)) {
-    const bool the_default = !tuned_entry && space.default_config() && candidates.empty();
-    candidates.push_back({config, the_default ? "default" : "fallback"});
-  }
+  // After a tuned entry every untuned config is a fallback; without one, the first untuned config
+  // that runs here (a starting point valid on this device, else the space's default) is the
+  // default.
+  for (const Config& config : untuned_configs(space)) candidates.push_back({config, tuned_entry ? "fallback" : "default"});
 
   std::string first_refusal;
   auto attempt = [&](const Candidate& candidate) {

@@ -95,7 +95,8 @@ std::vector<FamilyInfo> families();
 
 // The config a call runs with, and where it came from.
 struct ConfigChoice {
-  std::string source;         // "tuned", "default" or "fallback" (the tuned config could not run)
+  std::string source;         // "tuned", "default" (untuned: the space's first starting point that runs
+                              // here, else its default) or "fallback" (the tuned config could not run)
   std::string level;          // which table level answered: device, architecture, vendor, default_config
   std::string config;         // "block_threads=256 vector_bytes=16 ..."
   std::string config_json;    // the same as a JSON object, the form use_config() takes
