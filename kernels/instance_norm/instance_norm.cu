@@ -29,16 +29,33 @@
 #endif
 #include "kernels/layernorm/cuda_layernorm_row.cuh"
 
+// A run-time-dims variant (KT_RUNTIME_DIMS: ktune::kernels' variant for planes nobody compiled)
+// takes any height and width: only the storage that keeps nothing between passes needs no bound
+// on the plane, and the split's slices are compiled in.
+static_assert(!KT_RUNTIME_DIMS || (KT_ROW_STORAGE == KT_ROW_STORAGE_memory && KT_SPLIT == 1),
+              "a run-time-dims instance_norm variant must be row_storage=memory without split");
+
 namespace kt {
+
+// Items of a thread's share of the plane: compiled in, or the plane's own count at run time.
+__device__ __forceinline__ int plane_items() {
+#if KT_RUNTIME_DIMS
+  using namespace rows;
+  return int((slice_cols() + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
+#else
+  return rows::kItems;
+#endif
+}
 
 // The plane at `row` normalised by reading it three times; every thread of the block calls it.
 __device__ __forceinline__ void instance_norm_rereading(const rows::T* __restrict__ row, float g, float b,
                                                         rows::Reducer& reduce, bool active,
                                                         rows::T* __restrict__ out) {
   using namespace rows;
+  const int items = plane_items();
   float sum = 0.f;
 #pragma unroll 4
-  for (int i = 0; i < kItems; ++i) {
+  for (int i = 0; i < items; ++i) {
     float item[kVec];
     load_item<kCacheDefault>(row, i, item, 0.f);
 #pragma unroll
@@ -47,7 +64,7 @@ __device__ __forceinline__ void instance_norm_rereading(const rows::T* __restric
   const float mean = reduce.sum(sum) / float(row_cols());
   float sum_sq = 0.f;
 #pragma unroll 4
-  for (int i = 0; i < kItems; ++i) {
+  for (int i = 0; i < items; ++i) {
     float item[kVec];
     load_item<kCacheDefault>(row, i, item, mean);  // absent elements deviate by 0
 #pragma unroll
@@ -56,7 +73,7 @@ __device__ __forceinline__ void instance_norm_rereading(const rows::T* __restric
   const float scale = rsqrtf(reduce.sum(sum_sq) / float(row_cols()) + kLayerNormEpsilon) * g;
   if (!active) return;
 #pragma unroll 4
-  for (int i = 0; i < kItems; ++i) {
+  for (int i = 0; i < items; ++i) {
     if (!item_present(i)) continue;
     float item[kVec];
     load_item<kHint>(row, i, item, 0.f);  // the last read of the plane
