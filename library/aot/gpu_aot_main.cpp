@@ -6,8 +6,8 @@
 //     and precision: the very variant the tune measured;
 //   - for each precision the family takes, at each shape of the tables and (with --defaults) of
 //     the family's descriptor (its odd and bench shapes, each with every value of the dims its
-//     descriptor lists under library.compiled_values), the config a call falls back to there:
-//     the space's default, else its first valid starting point, else its first valid config;
+//     descriptor lists under library.compiled_values), the config a call falls back to there
+//     (library/src/fallback_order.hpp), else the space's first valid config;
 //   - with --defaults, for each precision, the run-time-dims variants of the dims the descriptor
 //     lists under library.runtime_dims (KT_RUNTIME_DIMS=1): one per bound, at the fallback config
 //     of the bench shape with those dims at their bounds. They serve every shape no exact variant
@@ -124,8 +124,9 @@ std::vector<std::vector<library::DimBound>> bound_combinations(const nlohmann::j
 }
 
 // The first config of the fallback chain (library/src/fallback_order.hpp) valid here.
-std::optional<Config> fallback_config(const SearchSpace& space, const SpaceContext& context) {
-  for (const Config& config : library::untuned_configs(space)) {
+std::optional<Config> fallback_config(const SearchSpace& space, const KernelFamily& family,
+                                     const SpaceContext& context) {
+  for (const Config& config : library::untuned_configs(space, family)) {
     try {
       if (space.violated(config, context).empty()) return config;
     } catch (const std::exception&) {
@@ -199,7 +200,7 @@ std::vector<Job> plan(const Options& options) {
         for (const Precision precision : family->precisions()) {
           try {
             const Problem problem = family->make_problem(dims, precision);
-            if (const auto config = fallback_config(space, make_context(problem, device))) add(problem, *config);
+            if (const auto config = fallback_config(space, *family, make_context(problem, device))) add(problem, *config);
           } catch (const std::exception&) {
             // A shape or precision this family cannot take: nothing to compile.
           }
@@ -215,7 +216,7 @@ std::vector<Job> plan(const Options& options) {
               if (b.bound) dims[b.dim] = *b.bound;
             try {
               const Problem problem = family->make_problem(dims, precision);
-              const auto config = fallback_config(space, make_context(problem, device));
+              const auto config = fallback_config(space, *family, make_context(problem, device));
               if (!config) continue;
               const std::string key = library::gpu_variant_key(*family, problem, *config, space, bounds);
               Config compiled = *config;

@@ -1,23 +1,30 @@
-// The untuned configs a call falls back to, in the order it tries them: the space's starting
-// points, then its default (then, past these, its enumerated valid configs). Shared by the choice
-// at run time (config_choice.cpp) and the ahead-of-time compiler (library/aot/), so the variant
-// compiled for a shape is the one a call there picks.
+// The untuned configs a call falls back to, in the order it tries them (then, past these, the
+// space's enumerated valid configs). Shared by the choice at run time (config_choice.cpp) and the
+// ahead-of-time compiler (library/aot/), so the variant compiled for a shape is the one a call
+// there picks.
 //
-// Starting points come first because they are the configs known to be fast where their
-// constraints hold (a wgmma GEMM on sm_90a, mma.sync on sm_80); the default is the portable one
-// that holds everywhere (a SIMT GEMM), 10-30x slower on a tensor-core GPU. A starting point
-// whose constraints fail on this device or shape is skipped, so the default still serves there.
+// A compute-bound family tries its space's starting points first: they are the configs known to
+// be fast where their constraints hold (a wgmma GEMM on sm_90a, mma.sync on sm_80), while its
+// default is the portable one that holds everywhere (a SIMT GEMM: 30x slower than PyTorch's GEMMs
+// on an H200). A starting point whose constraints fail on the device or shape is skipped, so the
+// default still serves there. A memory-bound family's default already streams at the memory's
+// speed on every GPU (1.2-2.5x PyTorch on the H200), so it stays first.
 #pragma once
 
 #include <vector>
 
+#include "kernels/family.hpp"
 #include "tuner/core/search_space.hpp"
 
 namespace ktune::library {
 
-inline std::vector<Config> untuned_configs(const SearchSpace& space) {
-  std::vector<Config> configs(space.starting_points().begin(), space.starting_points().end());
+inline std::vector<Config> untuned_configs(const SearchSpace& space, const KernelFamily& family) {
+  std::vector<Config> configs;
+  if (!family.memory_bound())
+    configs.assign(space.starting_points().begin(), space.starting_points().end());
   if (space.default_config()) configs.push_back(*space.default_config());
+  if (family.memory_bound())
+    configs.insert(configs.end(), space.starting_points().begin(), space.starting_points().end());
   return configs;
 }
 

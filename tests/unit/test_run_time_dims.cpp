@@ -70,7 +70,7 @@ std::vector<Sample> samples(const std::string& backend, const DeviceInfo& device
         const Problem problem = family->make_problem(dims, Precision::bf16);
         const SpaceContext context = make_context(problem, device);
         std::optional<Config> config;
-        for (const Config& candidate : library::untuned_configs(space))
+        for (const Config& candidate : library::untuned_configs(space, *family))
           if (space.violated(candidate, context).empty()) {
             config = candidate;
             break;
@@ -94,6 +94,24 @@ Config with_run_time_dims(Config config) {
 }
 
 #if KTUNE_HAVE_CUDA
+// A compute-bound family's untuned call tries the space's fast starting points before its
+// portable default (the SIMT GEMM); a memory-bound one keeps its default first.
+TEST(UntunedOrder, StartingPointsFirstOnlyForComputeBoundFamilies) {
+  const auto space_of = [](const std::string& name) {
+    return SearchSpace::load(std::string(KTUNE_SOURCE_DIR) + "/search_spaces/" + name + ".cuda.json");
+  };
+  const SearchSpace gemm = space_of("gemm");
+  const auto gemm_order = library::untuned_configs(gemm, find_family("gemm"));
+  ASSERT_EQ(gemm_order.size(), gemm.starting_points().size() + 1);
+  EXPECT_EQ(gemm_order.front().key(), gemm.starting_points().front().key());
+  EXPECT_EQ(to_string(gemm_order.front().at("path")), "wgmma");
+  EXPECT_EQ(gemm_order.back().key(), gemm.default_config()->key());
+  const SearchSpace rmsnorm = space_of("rmsnorm");
+  const auto rmsnorm_order = library::untuned_configs(rmsnorm, find_family("rmsnorm"));
+  ASSERT_EQ(rmsnorm_order.size(), rmsnorm.starting_points().size() + 1);
+  EXPECT_EQ(rmsnorm_order.front().key(), rmsnorm.default_config()->key());
+}
+
 TEST(RunTimeDims, VariantsCompileWithNvrtc) {
   const std::filesystem::path cache = std::filesystem::path(::testing::TempDir()) / "run-time-dims-cubin";
   const NvrtcCompiler compiler("sm_90a", cache, /*fast_check=*/true);
