@@ -20,19 +20,38 @@
 // blocks writes counts and dropped. The last block to finish resets the tickets and flags.
 //
 // experts, top_k and renormalize are compile-time (KT_DIM_*); tokens, hidden and the capacity
-// are read at run time.
+// are read at run time. With KT_RUNTIME_DIMS=1 (ktune::kernels' variants for expert counts
+// nobody compiled) all three come from the arguments, KT_DIM_EXPERTS and KT_DIM_TOP_K being only
+// the bounds that size the registers and shared arrays; loops still run to the bounds, unrolled,
+// and skip what lies past the call's counts, so the per-token choices stay in registers.
 #include "kernels/common/cuda_common.cuh"
 #include "kernels/common/gpu_ballot.cuh"
 
 namespace kt::moe {
 
 using T = KT_T;
-constexpr int E = KT_DIM_EXPERTS, K = KT_DIM_TOP_K;
-constexpr bool RENORMALIZE = KT_DIM_RENORMALIZE != 0;
+#ifndef KT_RUNTIME_DIMS
+#define KT_RUNTIME_DIMS 0
+#endif
+// The counts compiled in: exact, or with KT_RUNTIME_DIMS the largest a variant takes.
+constexpr int MAX_E = KT_DIM_EXPERTS, MAX_K = KT_DIM_TOP_K;
 constexpr int WARPS = KT_WARPS, THREADS = WARPS * 32, CHUNK = KT_CHUNK_TOKENS;
 constexpr int VEC = KT_VECTOR_BYTES / int(sizeof(T));  // elements per copy access
-constexpr int PER_LANE = (E + 31) / 32;                 // logits per lane of a token's warp
-static_assert(K <= E && K <= 32 && PER_LANE <= 8, "up to 256 experts and 32 choices (a lane writes each choice)");
+constexpr int PER_LANE = (MAX_E + 31) / 32;             // logits per lane of a token's warp
+static_assert((KT_RUNTIME_DIMS || MAX_K <= MAX_E) && MAX_K <= 32 && PER_LANE <= 8,
+              "up to 256 experts and 32 choices (a lane writes each choice)");
+
+#if KT_RUNTIME_DIMS
+// The call's counts, set by the kernel's first thread before the block's first barrier.
+__shared__ int call_experts, call_top_k, call_renormalize;
+__device__ __forceinline__ int experts_of_call() { return call_experts; }
+__device__ __forceinline__ int top_k_of_call() { return call_top_k; }
+__device__ __forceinline__ bool renormalize_of_call() { return call_renormalize != 0; }
+#else
+__device__ __forceinline__ constexpr int experts_of_call() { return MAX_E; }
+__device__ __forceinline__ constexpr int top_k_of_call() { return MAX_K; }
+__device__ __forceinline__ constexpr bool renormalize_of_call() { return KT_DIM_RENORMALIZE != 0; }
+#endif
 
 // The flags a chunk publishes, in turn: its count per expert, its inclusive prefix, and that its
 // choices' positions are in `rows`.
@@ -48,11 +67,11 @@ struct Workspace {
   int* tickets;
   int* finished;
   int* flags;
-  int* count;   // [chunks][E]
-  int* prefix;  // [chunks][E]
+  int* count;   // [chunks][experts]
+  int* prefix;  // [chunks][experts]
 
-  __device__ Workspace(int* w, long long chunks)
-      : tickets(w), finished(w + 1), flags(w + 2), count(w + 2 + chunks), prefix(w + 2 + chunks + chunks * E) {}
+  __device__ Workspace(int* w, long long chunks, int experts)
+      : tickets(w), finished(w + 1), flags(w + 2), count(w + 2 + chunks), prefix(w + 2 + chunks + chunks * experts) {}
 };
 
 // A row of `hidden` elements copied, or zeroed (`from` null), by the lanes of a warp.
@@ -74,6 +93,7 @@ __device__ __forceinline__ void copy_row(T* to, const T* from, long long hidden,
 __device__ void route(const T* logits, float* weights, int* expert_ids, long long first, int n, int* choice,
                       int* position, int* count) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int E = experts_of_call(), K = top_k_of_call();
   for (int local = warp; local < n; local += WARPS) {
     const long long t = first + local;
     float value[PER_LANE];
@@ -83,10 +103,11 @@ __device__ void route(const T* logits, float* weights, int* expert_ids, long lon
       value[i] = e < E ? to_float(logits[t * E + e]) : minus_infinity();
     }
     unsigned taken = 0;  // bit i: this lane's expert lane + 32 i is chosen
-    float chosen[K];
-    int chosen_expert[K];
+    float chosen[MAX_K];
+    int chosen_expert[MAX_K];
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
+    for (int k = 0; k < MAX_K; ++k) {
+      if (k >= K) break;  // the call's top_k (warp-uniform); never taken without KT_RUNTIME_DIMS
       float best = minus_infinity();
       int best_expert = E;  // past every expert: loses every tie
 #pragma unroll
@@ -110,9 +131,10 @@ __device__ void route(const T* logits, float* weights, int* expert_ids, long lon
     }
     const float max = chosen[0];
     float sum = 0.0f;
-    if constexpr (RENORMALIZE) {
+    if (renormalize_of_call()) {
 #pragma unroll
-      for (int k = 0; k < K; ++k) sum += expf(chosen[k] - max);
+      for (int k = 0; k < MAX_K; ++k)
+        if (k < K) sum += expf(chosen[k] - max);
     } else {
 #pragma unroll
       for (int i = 0; i < PER_LANE; ++i)
@@ -123,7 +145,7 @@ __device__ void route(const T* logits, float* weights, int* expert_ids, long lon
       float mine = chosen[0];
       int expert = chosen_expert[0];
 #pragma unroll
-      for (int k = 1; k < K; ++k)
+      for (int k = 1; k < MAX_K; ++k)
         if (lane == k) mine = chosen[k], expert = chosen_expert[k];
       weights[t * K + lane] = expf(mine - max) / sum;
       expert_ids[t * K + lane] = expert;
@@ -159,16 +181,26 @@ moe_routing_kernel(const KT_T* __restrict__ logits, const KT_T* __restrict__ x, 
                    long long top_k, long long hidden, long long capacity_percent, long long renormalize,
                    int* __restrict__ workspace) {
   using namespace kt::moe;
+#if KT_RUNTIME_DIMS
+  const int E = (int)experts, K = (int)top_k;
+#else
   (void)experts, (void)top_k, (void)renormalize;
+  constexpr int E = MAX_E, K = MAX_K;
+#endif
   const long long chunks = (tokens + CHUNK - 1) / CHUNK;
-  Workspace w(workspace, chunks);
+  Workspace w(workspace, chunks, E);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
   __shared__ int ticket;
-  __shared__ int choice[CHUNK * K], position[CHUNK * K];  // per choice of the chunk
-  __shared__ int count[E], before[E];                     // per expert
+  __shared__ int choice[CHUNK * MAX_K], position[CHUNK * MAX_K];  // per choice of the chunk
+  __shared__ int count[MAX_E], before[MAX_E];                     // per expert
   __shared__ int kept_before_lane[33];
-  if (threadIdx.x == 0) ticket = atomicAdd(w.tickets, 1);
+  if (threadIdx.x == 0) {
+#if KT_RUNTIME_DIMS
+    call_experts = E, call_top_k = K, call_renormalize = (int)renormalize;  // for route()
+#endif
+    ticket = atomicAdd(w.tickets, 1);
+  }
   __syncthreads();
 
   if (ticket < chunks) {
