@@ -109,6 +109,9 @@ class BlockSparseAttentionFamily final : public KernelFamily {
     });
   }
   const CpuKernel* cpu_kernel() const override { return &block_sparse_attention_cpu_kernel(); }
+  std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
+    return flash_attention::wgmma_tensor_maps(Shape::of(problem).attention, config);
+  }
   const GpuSource* cuda_source() const override {
     static constexpr GpuSource source{.file = "kernels/block_sparse_attention/block_sparse_attention.cu",
                                       .entry = "block_sparse_attention_kernel",

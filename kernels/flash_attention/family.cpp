@@ -88,6 +88,14 @@ void reference_forward(const Shape& s, const NamedTensors<std::vector<double>>& 
   reference::for_each_row(rows, static_cast<std::size_t>(s.seq_kv), one_row);
 }
 
+std::vector<TensorMapSpec> wgmma_tensor_maps(const Shape& s, const Config& config) {
+  if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
+  const int box_q = static_cast<int>(config.get_int("block_q")), box_kv = static_cast<int>(config.get_int("block_kv"));
+  return {{0, s.batch * s.heads * s.seq_q, s.head_dim, box_q, 64, 128},
+          {1, s.batch * s.kv_heads * s.seq_kv, s.head_dim, box_kv, 64, 128},
+          {2, s.batch * s.kv_heads * s.seq_kv, s.head_dim, box_kv, 64, 128}};
+}
+
 }  // namespace flash_attention
 
 namespace {
@@ -164,12 +172,7 @@ class FlashAttentionFamily final : public KernelFamily {
   // and heads, in boxes of 64 head elements (128 bytes, the swizzle wgmma reads) by the block's
   // query rows or its keys per stage.
   std::vector<TensorMapSpec> tensor_maps(const Problem& problem, const Config& config) const override {
-    if (!config.has("path") || to_string(config.at("path")) != "wgmma") return {};
-    const Shape s = Shape::of(problem);
-    const int box_q = static_cast<int>(config.get_int("block_q")), box_kv = static_cast<int>(config.get_int("block_kv"));
-    return {{0, s.batch * s.heads * s.seq_q, s.head_dim, box_q, 64, 128},
-            {1, s.batch * s.kv_heads * s.seq_kv, s.head_dim, box_kv, 64, 128},
-            {2, s.batch * s.kv_heads * s.seq_kv, s.head_dim, box_kv, 64, 128}};
+    return flash_attention::wgmma_tensor_maps(Shape::of(problem), config);
   }
 };
 

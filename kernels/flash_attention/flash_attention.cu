@@ -16,7 +16,7 @@
 // only, and so is their shared softmax (flash_attention_softmax.cuh): only they include it.
 #include "kernels/flash_attention/flash_attention_common.cuh"
 
-// The simt and mma paths' entry is written in their headers, with what a block-sparse entry adds
+// Every path's entry is written in its header, with what a block-sparse entry adds
 // (kernels/block_sparse_attention/block_sparse_attention.cu) left out.
 #define KT_ATTENTION_ENTRY flash_attention_kernel
 #define KT_ATTENTION_MASK_TENSOR

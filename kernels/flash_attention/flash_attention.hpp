@@ -58,5 +58,9 @@ using KeyFilter = std::function<bool(std::int64_t head, std::int64_t i, std::int
 // reference::kFullReferenceFma multiply-adds only sampled rows are computed, the others left NaN.
 void reference_forward(const Shape& s, const NamedTensors<std::vector<double>>& named, const KeyFilter& kept = {});
 
+// The wgmma path's TMA maps of q, k and v (tensors 0, 1 and 2): rows of the head, boxes of
+// block_q or block_kv rows by 64 elements; none for the other paths.
+std::vector<TensorMapSpec> wgmma_tensor_maps(const Shape& s, const Config& config);
+
 }  // namespace flash_attention
 }  // namespace ktune

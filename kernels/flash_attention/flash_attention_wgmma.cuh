@@ -98,14 +98,15 @@ __device__ __forceinline__ void issue_values(float (&out)[D / 2], const unsigned
 }  // namespace kt::attention
 
 extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, kt::attention::kBlocksPerSm)
-    flash_attention_kernel(const kt::attention::T* __restrict__, const kt::attention::T* __restrict__,
-                           const kt::attention::T* __restrict__, kt::attention::T* __restrict__ o,
-                           float* __restrict__ lse, const float* __restrict__ scale, long long, long long heads,
-                           long long kv_heads, long long seq_q, long long seq_kv, long long, long long,
-                           const __grid_constant__ kt::hopper::TensorMap tma_q,
-                           const __grid_constant__ kt::hopper::TensorMap tma_k,
-                           const __grid_constant__ kt::hopper::TensorMap tma_v) {
+    KT_ATTENTION_ENTRY(const kt::attention::T* __restrict__, const kt::attention::T* __restrict__,
+                       const kt::attention::T* __restrict__, kt::attention::T* __restrict__ o,
+                       float* __restrict__ lse, const float* __restrict__ scale KT_ATTENTION_MASK_TENSOR, long long,
+                       long long heads, long long kv_heads, long long seq_q, long long seq_kv, long long,
+                       long long KT_ATTENTION_MASK_DIMS, const __grid_constant__ kt::hopper::TensorMap tma_q,
+                       const __grid_constant__ kt::hopper::TensorMap tma_k,
+                       const __grid_constant__ kt::hopper::TensorMap tma_v) {
   using namespace kt::attention;
+  KT_ATTENTION_MASK;
   extern __shared__ unsigned char shared_raw[];
   // 128-byte swizzled tiles must start on 1024-byte boundaries (launch.shared_bytes has the slack).
   unsigned char* shared = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(shared_raw) + 1023) & ~1023ull);
@@ -120,7 +121,12 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, kt::attent
   const long long kv_head = head / (len.heads / len.kv_heads);
   const long long i0 = q_block * BQ;
   const long long last_row = (i0 + BQ < seq_q ? i0 + BQ : seq_q) - 1;
-  const int kv_blocks = static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV);
+  // The blocks of keys the block visits: up to the causal bound of its last row, or those its row
+  // of a block mask keeps, listed after the V stages (every thread calls it: a mask's listing
+  // synchronises the block).
+  const auto keys = mask.key_blocks(head, i0, static_cast<int>((len.keys_visible(last_row) + BKV - 1) / BKV),
+                                    reinterpret_cast<int*>(v_tiles + kStages * kKvBytes));
+  const int kv_blocks = keys.count();
 
   if (threadIdx.x == 0) {
     barrier_init(&q_full, 1);
@@ -148,8 +154,10 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, kt::attent
       barrier_expect_bytes(&full[stage], 2 * kKvBytes);
 #pragma unroll
       for (int s = 0; s < kSlices; ++s) {
-        tma_load(k_tiles + stage * kKvBytes + s * BKV * 128, &tma_k, s * 64, kv_row + j * BKV, &full[stage]);
-        tma_load(v_tiles + stage * kKvBytes + s * BKV * 128, &tma_v, s * 64, kv_row + j * BKV, &full[stage]);
+        tma_load(k_tiles + stage * kKvBytes + s * BKV * 128, &tma_k, s * 64, kv_row + static_cast<int>(keys.start(j)),
+                 &full[stage]);
+        tma_load(v_tiles + stage * kKvBytes + s * BKV * 128, &tma_v, s * 64, kv_row + static_cast<int>(keys.start(j)),
+                 &full[stage]);
       }
       advance(stage, phase);
     }
@@ -179,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(kt::attention::kThreads, kt::attent
     float score[BKV / 2];
     issue_scores(score, q_rows, k_tiles + stage * kKvBytes);
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    softmax_update(score, j, rows, row_max, row_sum, rescale);
+    softmax_update(score, keys.tile(j), rows, row_max, row_sum, rescale);
     rescale_output(out, rescale);
     unsigned p[BKV / 16][4];
     pack_probabilities(score, p);
