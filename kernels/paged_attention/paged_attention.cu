@@ -6,9 +6,10 @@
 // gridDim.y splits of the sequence's tokens. Its threads form groups of KT_LANES_PER_TOKEN lanes;
 // a group takes one cached token at a time (its page from the block table), each lane a slice of
 // head_dim / KT_LANES_PER_TOKEN elements of the key and value rows, so a group reads whole rows
-// in wide loads; KT_UNROLL tokens per group are loaded before they are used. Each group keeps an
-// online softmax per head (maximum, sum, output slice in registers); the groups of a warp are
-// combined with shuffles, the warps through shared memory.
+// in wide loads; KT_UNROLL tokens per group are loaded before they are used (their pages looked
+// up a step ahead). Each group keeps an online softmax per head (maximum, sum, output slice in
+// registers), updated once per step of UNROLL tokens; the groups of a warp are combined with
+// shuffles, the warps through shared memory.
 //
 // With one split the block writes o and lse. With several it writes its partial result to the
 // workspace; the last block of a head group to finish (a counter per head group, reset by that
@@ -124,6 +125,18 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
   state.clear();
   const int* table = block_table + b * max_pages;
   const long long row_stride = kv_heads * D;  // elements from one token's row to the next
+  // The page of each of this group's UNROLL tokens of a step, looked up one step ahead: the table
+  // read heads each token's chain of dependent loads, so it is issued while the step before it
+  // computes.
+  int page[UNROLL];
+  const auto look_up = [&](long long step) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const long long t = step + (long long)u * GROUPS + token_group;
+      page[u] = t < last ? table[t / PAGE] : 0;
+    }
+  };
+  look_up(first);
   // Every lane of a block takes the same number of steps, and every lane of a warp the same
   // shuffles: a token past the range is loaded as zeros and leaves the state as it is.
   for (long long step = first; step < last; step += (long long)GROUPS * UNROLL) {
@@ -134,7 +147,7 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
       const long long t = step + (long long)u * GROUPS + token_group;
       present[u] = t < last;
       if (present[u]) {
-        const long long row = ((long long)table[t / PAGE] * PAGE + t % PAGE) * row_stride + kvh * D + part * SLICE;
+        const long long row = ((long long)page[u] * PAGE + t % PAGE) * row_stride + kvh * D + part * SLICE;
         load_slice(k_cache + row, keys[u]);
         load_slice(v_cache + row, values[u]);
       } else {
@@ -142,21 +155,34 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
         for (int e = 0; e < SLICE; ++e) keys[u][e] = values[u][e] = 0.0f;
       }
     }
+    look_up(step + (long long)GROUPS * UNROLL);
+    // One online-softmax update per head for the step's UNROLL tokens: their scores first, then
+    // one rescale of the state to the step's maximum (not one per token).
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
+    for (int h = 0; h < HEADS; ++h) {
+      float score[UNROLL];
+      float step_max = state.max[h];
 #pragma unroll
-      for (int h = 0; h < HEADS; ++h) {
+      for (int u = 0; u < UNROLL; ++u) {
         float dot = 0.0f;
 #pragma unroll
         for (int e = 0; e < SLICE; ++e) dot = fmaf(query[h][e], keys[u][e], dot);
         dot = kt::group_sum<LANES>(dot);
-        if (!present[u]) continue;
-        const float common = fmaxf(state.max[h], dot);
-        const float rescale = exp2f(state.max[h] - common), p = exp2f(dot - common);
-        state.max[h] = common;
-        state.sum[h] = state.sum[h] * rescale + p;
+        score[u] = present[u] ? dot : minus_infinity();
+        step_max = fmaxf(step_max, score[u]);
+      }
+      if (step_max == minus_infinity()) continue;  // no token seen yet (exp2 of -inf - -inf is NaN)
+      const float rescale = exp2f(state.max[h] - step_max);  // 0 for the first tokens seen
+      state.max[h] = step_max;
+      state.sum[h] *= rescale;
 #pragma unroll
-        for (int e = 0; e < SLICE; ++e) state.acc[h][e] = fmaf(state.acc[h][e], rescale, p * values[u][e]);
+      for (int e = 0; e < SLICE; ++e) state.acc[h][e] *= rescale;
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const float p = exp2f(score[u] - step_max);  // 0 for an absent token
+        state.sum[h] += p;
+#pragma unroll
+        for (int e = 0; e < SLICE; ++e) state.acc[h][e] = fmaf(p, values[u][e], state.acc[h][e]);
       }
     }
   }
