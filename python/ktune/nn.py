@@ -22,7 +22,7 @@ import warnings
 import torch
 from torch import nn
 
-from . import ops
+from . import formulas, ops
 
 _warned = set()
 
@@ -84,8 +84,8 @@ class RMSNorm(nn.Module):
                                                                         device=x.device)
         if len(self.normalized_shape) != 1:
             _fallback(self, f"normalized_shape {self.normalized_shape} spans several dims")
-        elif self.eps != ops.RMS_NORM_EPS:
-            _fallback(self, f"eps={self.eps} (the kernel's is {ops.RMS_NORM_EPS})")
+        elif self.eps != formulas.RMS_NORM_EPS:
+            _fallback(self, f"eps={self.eps} (the kernel's is {formulas.RMS_NORM_EPS})")
         elif _same_dtype(self, x, weight):
             return ops.rms_norm(x, weight)
         eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
@@ -102,8 +102,8 @@ class LayerNorm(nn.LayerNorm):
     def forward(self, x):
         if len(self.normalized_shape) != 1:
             _fallback(self, f"normalized_shape {self.normalized_shape} spans several dims")
-        elif self.eps != ops.LAYER_NORM_EPS:
-            _fallback(self, f"eps={self.eps} (the kernel's is {ops.LAYER_NORM_EPS})")
+        elif self.eps != formulas.LAYER_NORM_EPS:
+            _fallback(self, f"eps={self.eps} (the kernel's is {formulas.LAYER_NORM_EPS})")
         elif _same_dtype(self, x, self.weight, getattr(self, "bias", None)):
             weight = self.weight if self.weight is not None else torch.ones(self.normalized_shape, dtype=x.dtype,
                                                                             device=x.device)
@@ -120,8 +120,8 @@ class FusedInstanceNorm2d(nn.InstanceNorm2d):
     def forward(self, x):
         if self.track_running_stats:
             _fallback(self, "track_running_stats=True")
-        elif self.eps != ops.INSTANCE_NORM_EPS:
-            _fallback(self, f"eps={self.eps} (the kernel's is {ops.INSTANCE_NORM_EPS})")
+        elif self.eps != formulas.INSTANCE_NORM_EPS:
+            _fallback(self, f"eps={self.eps} (the kernel's is {formulas.INSTANCE_NORM_EPS})")
         elif x.dim() != 4:
             _fallback(self, f"input of {x.dim()} dims (the kernel takes NCHW)")
         elif _same_dtype(self, x, self.weight if self.affine else None):
@@ -233,7 +233,7 @@ class MixtureOfExperts(nn.Module):
             kept = None
             if self.capacity_percent:  # the choices the capacity keeps, as the kernels would
                 logits = nn.functional.linear(flat, self.gate.weight).float()
-                kept = ops.REFERENCES["moe_routing"](logits, flat, self.top_k, self.capacity_percent,
+                kept = formulas.REFERENCES["moe_routing"](logits, flat, self.top_k, self.capacity_percent,
                                                      self.renormalize)[2] >= 0
             return self.reference(flat, kept=kept).reshape(shape)
         weights, _, rows, counts, dropped, dispatched = ops.moe_routing(

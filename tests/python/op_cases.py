@@ -1,6 +1,6 @@
 """The odd-shape cases both Python package tests run (test_torch_package.py on the CPU,
 test_torch_package_gpu.py on CUDA), and how a case is judged: ktune's op against PyTorch's
-formula (ktune.ops.REFERENCES) evaluated in float64 on the same inputs, by relative L2 error
+formula (ktune.formulas.REFERENCES) evaluated in float64 on the same inputs, by relative L2 error
 under design.md's tolerance for the precision."""
 import torch
 
@@ -114,7 +114,7 @@ def check(test, ktune, name, args, precision, out_index=None, device="cpu"):
     """ktune.<name>(*args) against PyTorch's formula in float64 on the same inputs."""
     with_lse = name in ("flash_attention", "paged_attention", "block_sparse_attention")
     got = getattr(ktune, name)(*args, **({"return_lse": True} if with_lse else {}))
-    want = ktune.ops.REFERENCES[name](*[a.double() if torch.is_tensor(a) else a for a in args])
+    want = ktune.formulas.REFERENCES[name](*[a.double() if torch.is_tensor(a) else a for a in args])
     if out_index is not None:
         got, want = got[out_index], want[out_index]
     test.assertEqual((got.shape, got.device.type), (want.shape, device), name)
@@ -138,7 +138,7 @@ def check_attention_backward(test, ktune, r, precision, head_dims=(16,)):
             o, lse = ktune.flash_attention(q, k, v, causal=causal, return_lse=True)
             got = ktune.flash_attention_backward(q, k, v, o, dout, lse, causal=causal)
             exact = [t.double().requires_grad_() for t in (q, k, v)]
-            want = torch.autograd.grad(ktune.ops.REFERENCES["flash_attention"](*exact, causal, None)[0], exact,
+            want = torch.autograd.grad(ktune.formulas.REFERENCES["flash_attention"](*exact, causal, None)[0], exact,
                                        dout.double())
             for name, g, w in zip(("dq", "dk", "dv"), got, want):
                 test.assertEqual((g.dtype, g.shape), (q.dtype, w.shape), name)

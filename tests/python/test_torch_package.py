@@ -25,7 +25,7 @@ ARGS = None
 
 
 def setUpModule():
-    global torch, F, nn, ktune, ops, op_cases, relative_l2
+    global torch, F, nn, ktune, formulas, ops, op_cases, relative_l2
     try:
         import torch
     except ImportError:
@@ -38,7 +38,7 @@ def setUpModule():
     os.environ.pop("KTUNE_AUTOTUNE", None)
     sys.path.insert(0, os.path.join(ARGS.source_dir, "python"))
     import ktune
-    from ktune import ops
+    from ktune import formulas, ops
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import op_cases
     from op_cases import relative_l2
@@ -73,7 +73,7 @@ class Ops(unittest.TestCase):
     def test_non_contiguous_inputs(self):
         x = torch.randn(33, 20).t()  # [20, 33], not contiguous
         w = torch.rand(33) + 0.5
-        self.assertLess(relative_l2(ktune.rms_norm(x, w), ops.REFERENCES["rms_norm"](x.double(), w.double())), 1e-5)
+        self.assertLess(relative_l2(ktune.rms_norm(x, w), formulas.REFERENCES["rms_norm"](x.double(), w.double())), 1e-5)
 
 
 class TorchLibrary(unittest.TestCase):
@@ -129,14 +129,14 @@ class TorchLibrary(unittest.TestCase):
                 dout = torch.rand(2, 4, 37, 16, dtype=torch.float64).to(dtype)
                 got = torch.autograd.grad(ktune.flash_attention(q, k, v, causal=causal), (q, k, v), dout)
                 exact = [t.detach().double().requires_grad_() for t in (q, k, v)]
-                want = torch.autograd.grad(ops.REFERENCES["flash_attention"](*exact, causal, None)[0], exact,
+                want = torch.autograd.grad(formulas.REFERENCES["flash_attention"](*exact, causal, None)[0], exact,
                                            dout.double())
                 for g, w in zip(got, want):
                     self.assertEqual(g.dtype, dtype)
                     self.assertLess(relative_l2(g, w), tolerance, f"causal {causal} {dtype}")
         second = []
         for attention in (lambda a, b, c: ktune.flash_attention(a, b, c, causal=True),
-                          lambda a, b, c: ops.REFERENCES["flash_attention"](a, b, c, True, None)[0]):
+                          lambda a, b, c: formulas.REFERENCES["flash_attention"](a, b, c, True, None)[0]):
             q, k, v = (torch.randn(1, 2, 5, 8, generator=torch.Generator().manual_seed(s), requires_grad=True)
                        for s in (1, 2, 3))
             grad_q, = torch.autograd.grad(attention(q, k, v).pow(2).sum(), q, create_graph=True)
@@ -146,7 +146,7 @@ class TorchLibrary(unittest.TestCase):
         # Double backward through an op whose backward is PyTorch's recomputation: its gradients'
         # graph reaches the inputs.
         second = []
-        for norm in (ktune.layer_norm, ops.REFERENCES["layer_norm"]):
+        for norm in (ktune.layer_norm, formulas.REFERENCES["layer_norm"]):
             x = torch.randn(5, 12, generator=torch.Generator().manual_seed(4), requires_grad=True)
             w = (torch.rand(12, generator=torch.Generator().manual_seed(5)) + 0.5).requires_grad_()
             b = torch.randn(12, generator=torch.Generator().manual_seed(6), requires_grad=True)
@@ -161,7 +161,7 @@ class TorchLibrary(unittest.TestCase):
         (weights.pow(2).sum() + dispatched.pow(3).sum()).backward()
         got = [logits.grad.clone(), x.grad.clone()]
         logits.grad = x.grad = None
-        weights, _, _, _, _, dispatched = ops.REFERENCES["moe_routing"](logits, x, 2, 100, True)
+        weights, _, _, _, _, dispatched = formulas.REFERENCES["moe_routing"](logits, x, 2, 100, True)
         (weights.pow(2).sum() + dispatched.pow(3).sum()).backward()
         for g, t in zip(got, (logits, x)):
             self.assertLess(relative_l2(g, t.grad), 1e-5)
@@ -362,7 +362,7 @@ class Tuning(unittest.TestCase):
             later = ("import json, torch, ktune\n"
                      "x = torch.randn(48, 160); w = torch.rand(160) + 0.5\n"
                      "y = ktune.rms_norm(x, w)\n"
-                     "assert float((y - ktune.ops.REFERENCES['rms_norm'](x, w)).abs().max()) < 1e-4\n"
+                     "assert float((y - ktune.formulas.REFERENCES['rms_norm'](x, w)).abs().max()) < 1e-4\n"
                      "print(json.dumps(ktune.shared_context('cpu').choose('rmsnorm', {'rows': 48, 'cols': 160}, "
                      "'fp32')))\n")
             chosen = self.run_python(later, {"KTUNE_DB": db, "KTUNE_BIN": ARGS.ktune})
