@@ -180,5 +180,42 @@ TEST(CudaSpaces, FlashAttentionBlocksPerSmFitTheSm) {
   }
 }
 
+// Block-sparse attention runs flash attention's wgmma kernel on Hopper: at the 16k bench shape with
+// 128-blocks the space offers wgmma configs, each with query and key tiles that the mask's block
+// holds whole (a query block in one row of mask blocks) and room for the list of kept blocks in
+// its shared memory; without wgmma (sm_80) none.
+TEST(CudaSpaces, BlockSparseAttentionTakesTheWgmmaPathOnHopper) {
+  const SearchSpace space =
+      SearchSpace::load(std::filesystem::path(KTUNE_SOURCE_DIR) / "search_spaces" / "block_sparse_attention.cuda.json");
+  const KernelFamily& family = find_family("block_sparse_attention");
+  const Problem problem = family.make_problem({{"batch", 1}, {"heads", 32}, {"seq_q", 16384}, {"seq_kv", 16384},
+                                               {"head_dim", 128}, {"block", 128}, {"density_percent", 25},
+                                               {"pattern", 0}},
+                                              Precision::bf16);
+  DeviceInfo ampere = hopper();
+  ampere.limits["has_wgmma"] = 0;
+  ampere.limits["sm_version"] = 80;
+  for (const bool on_hopper : {true, false}) {
+    const SpaceContext context = make_context(problem, on_hopper ? hopper() : ampere);
+    const ValidConfigs valid = space.enumerate(context);
+    int wgmma = 0;
+    for (std::size_t i = 0; i < valid.size(); ++i) {
+      const Config& config = valid.config(i);
+      if (std::get<std::string>(config.at("path")) != "wgmma") continue;
+      ++wgmma;
+      EXPECT_EQ(128 % config.get_int("block_q"), 0) << config.key();
+      EXPECT_EQ(128 % config.get_int("block_kv"), 0) << config.key();
+      const auto launch = space.launch(config, context);
+      const std::int64_t tiles = (config.get_int("block_q") + 2 * config.get_int("stages") * config.get_int("block_kv")) *
+                                 128 * 2;
+      EXPECT_EQ(geometry(launch, "shared_bytes", 0), tiles + 1024 + 4 * (16384 / 128)) << config.key();
+    }
+    if (on_hopper)
+      EXPECT_GT(wgmma, 0);
+    else
+      EXPECT_EQ(wgmma, 0);
+  }
+}
+
 }  // namespace
 }  // namespace ktune
