@@ -16,7 +16,9 @@ struct Gelu {
   template <bool kPoly>
   static float apply(float gate) {
     const float z = gate * 0.70710678118654752f;  // g / sqrt(2)
-    return 0.5f * gate * (1.0f + (kPoly ? cpu::erf_poly(z) : std::erf(z)));
+    // libm: 1 + erf(z) as erfc(-z), which keeps its precision where 1 + erf(z) cancels (gates
+    // below about -5.7 gave 0 in float); the rational erf vectorises but cancels there.
+    return 0.5f * gate * (kPoly ? 1.0f + cpu::erf_poly(z) : std::erfc(-z));
   }
 };
 
