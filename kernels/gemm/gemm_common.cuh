@@ -308,7 +308,7 @@ __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, co
   if constexpr (kEpi == 2) return x + to_float(bias[col]);
   if constexpr (kEpi == 3) {
     const float y = x + to_float(bias[col]);
-    return 0.5f * y * (1.f + erff(y * 0.70710678118654752f));
+    return 0.5f * y * erfcf(-y * 0.70710678118654752f);  // 1 + erf(z) as erfc(-z): no cancellation for y << 0
   }
   if constexpr (kEpi == 4) {
     const float y = x + to_float(bias[col]);
