@@ -135,7 +135,7 @@ class GpuHarness(harness.KtuneTestCase):
     def test_plans(self):
         """Every phase prints its plan without a GPU (KTUNE_GPU_PLAN=1)."""
         for phase in ("check", "bench", "suite", "dashboard", "spaces", "t1", "gemm", "attention", "scaling",
-                      "vulkan", "kernel_tuner", "busy", "serving"):
+                      "vulkan", "kernel_tuner", "busy", "serving", "torch_tune"):
             result = self.gpu_check(phase, env_extra={"KTUNE_GPU_PLAN": "1"})
             self.assertEqual(result.returncode, 0, f"{phase}: {result.stderr}")
             self.assertIn(f"== {phase} plan", result.stdout)

@@ -1,0 +1,52 @@
+"""The tuned tables ktune's PyTorch modules need on this card, for `ci/gpu-check torch_tune
+[SECONDS]`: each module of ci/gpu/bench_torch_modules.py and its decoder block run once under
+ktune.recording(); every recorded call (family, dims, precision) is tuned with `ktune tune` for at
+most SECONDS into DB; then `ktune export -b cuda` of the recorded families writes OUT_DIR (cuda/
+<family>.json tables and headers). Those tables, copied into the repository's tuned/ and compiled
+into the library (ci/build-gpu-bundle), are what a later `ci/gpu-check torch` runs: on CUDA the
+library runs only variants compiled into it.
+Usage: python3 -m ci.gpu.tune_torch_modules SECONDS DB OUT_DIR [--quick]
+Prints one JSON object: {"calls": [...], "failed": [...], "export_exit": N}."""
+import json
+import os
+import subprocess
+import sys
+
+import torch
+
+import ktune
+from .bench_torch_modules import DTYPE, DecoderWeights, ktune_block, module_cases
+
+
+def recorded_calls(quick):
+    """The library calls the modules and the decoder block make, each (family, dims, precision) once."""
+    with ktune.recording() as calls, torch.no_grad():
+        for _, _, ktune_fn in module_cases(2048 if quick else 8192):
+            ktune_fn()
+        weights = DecoderWeights(batch=2 if quick else 8)
+        ktune_block(torch.randn(weights.batch, weights.seq, 4096, device="cuda", dtype=DTYPE), weights)
+        torch.cuda.synchronize()
+    return calls
+
+
+def main(argv):
+    seconds, db, out = float(argv[0]), os.path.abspath(argv[1]), os.path.abspath(argv[2])
+    calls = recorded_calls("--quick" in argv)
+    failed = []
+    for call in calls:
+        print(f"tune {call['family']} {call['dims']} {call['precision']}", file=sys.stderr, flush=True)
+        try:
+            ktune.tune([call], db=db, seconds=seconds)
+        except ktune.KtuneError as e:  # a call no config of ktune runs: recorded, the others go on
+            failed.append({"call": call, "error": str(e)[:300]})
+    families = sorted({call["family"] for call in calls})
+    export = [os.environ.get("KTUNE_BIN", "ktune"), "export", "-b", "cuda", "--db", db, "-o", out]
+    for family in families:
+        export += ["-k", family]
+    exported = subprocess.run(export, stdout=sys.stderr)
+    print(json.dumps({"calls": calls, "failed": failed, "export_exit": exported.returncode}, indent=1))
+    return 1 if failed or exported.returncode else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
