@@ -1,9 +1,10 @@
 """ci/gpu-check torch_tune [SECONDS]: tunes, on this card, every library call ktune's PyTorch
 modules and decoder block make in `ci/gpu-check torch` (ci/gpu/tune_torch_modules.py: at most
 SECONDS each, default 20; KTUNE_TORCH_QUICK=1 for the smaller shapes) and exports the tables.
-Writes torch-tune.json (the calls, the failures) and tuned-cuda.tgz (the exported tuned/ folder:
-unpack it into the repository's tuned/, rebuild with ci/build-gpu-bundle, then run the torch phase
-to measure the library with this card's configs) to the output."""
+Writes torch-tune.json (the calls, the failures) and tuned-cuda.tgz (the exported tables as
+tuned/cuda/: unpack it in the repository, rebuild with `KTUNE_TUNED_DIR=$PWD/tuned
+ci/build-gpu-bundle`, then run the torch phase to measure the library with this card's configs)
+to the output."""
 import json
 import os
 import subprocess
