@@ -58,7 +58,11 @@ constexpr int kVec = KT_VECTOR_BYTES / int(sizeof(T)) > 0 ? KT_VECTOR_BYTES / in
 constexpr long long kMaxCols = KT_DIM_COLS;
 // Columns per block of a cluster: whole vectors, so slices never share a vector.
 __host__ __device__ constexpr long long slice_cols_of(long long cols) { return (cols + kCluster * kVec - 1) / (kCluster * kVec) * kVec; }
-constexpr int kItems = int((slice_cols_of(kMaxCols) + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
+// Items (VEC elements, THREADS_PER_ROW lanes apart) a lane takes to cover a slice of that many columns.
+__host__ __device__ constexpr int items_of(long long slice_cols) {
+  return int((slice_cols + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
+}
+constexpr int kItems = items_of(slice_cols_of(kMaxCols));
 // Every element of every item lies inside the row and its slice: no bounds checks at all.
 constexpr bool kFull = !KT_RUNTIME_DIMS && kMaxCols == slice_cols_of(kMaxCols) * kCluster &&
                        slice_cols_of(kMaxCols) % (kThreadsPerRow * kVec) == 0;

@@ -40,8 +40,7 @@ namespace kt {
 // Items of a thread's share of the plane: compiled in, or the plane's own count at run time.
 __device__ __forceinline__ int plane_items() {
 #if KT_RUNTIME_DIMS
-  using namespace rows;
-  return int((slice_cols() + kThreadsPerRow * kVec - 1) / (kThreadsPerRow * kVec));
+  return rows::items_of(rows::slice_cols());
 #else
   return rows::kItems;
 #endif

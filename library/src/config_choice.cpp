@@ -120,7 +120,8 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
   // After a tuned entry every untuned config is a fallback; without one, the first untuned config
   // that runs here (a starting point valid on this device, else the space's default) is the
   // default.
-  for (const Config& config : untuned_configs(space, family)) candidates.push_back({config, tuned_entry ? "fallback" : "default"});
+  for (const Config& config : untuned_configs(space, family))
+    candidates.push_back({config, tuned_entry ? "fallback" : "default"});
 
   std::string first_refusal;
   auto attempt = [&](const Candidate& candidate) {

@@ -20,11 +20,9 @@ namespace ktune::library {
 
 inline std::vector<Config> untuned_configs(const SearchSpace& space, const KernelFamily& family) {
   std::vector<Config> configs;
-  if (!family.memory_bound())
-    configs.assign(space.starting_points().begin(), space.starting_points().end());
   if (space.default_config()) configs.push_back(*space.default_config());
-  if (family.memory_bound())
-    configs.insert(configs.end(), space.starting_points().begin(), space.starting_points().end());
+  const std::vector<Config>& points = space.starting_points();
+  configs.insert(family.memory_bound() ? configs.end() : configs.begin(), points.begin(), points.end());
   return configs;
 }
 

@@ -234,7 +234,7 @@ class MixtureOfExperts(nn.Module):
             if self.capacity_percent:  # the choices the capacity keeps, as the kernels would
                 logits = nn.functional.linear(flat, self.gate.weight).float()
                 kept = formulas.REFERENCES["moe_routing"](logits, flat, self.top_k, self.capacity_percent,
-                                                     self.renormalize)[2] >= 0
+                                                          self.renormalize)[2] >= 0
             return self.reference(flat, kept=kept).reshape(shape)
         weights, _, rows, counts, dropped, dispatched = ops.moe_routing(
             ops.linear(flat, self.gate.weight), flat, self.top_k, self.capacity_percent, self.renormalize)
