@@ -80,8 +80,10 @@ def plan(context):
 def tune(context, kernel, shape, seconds):
     """{"ns", "bytes_per_second", "flops_per_second", "configs", "config", "exit"} of a fresh tune."""
     result_path = context.path(f"serving-{kernel}-{shape.replace('=', '_').replace(',', '_')}.json")
+    # The float64 reference of the largest problems takes minutes to set up: 600 s, not the default 60.
     rc = ktune.run(context.ktune, ktune.tune_args(kernel, "cuda", shape, PRECISION, "--time-limit", str(seconds),
-                                                  "--setup-timeout", "600", "--db", context.path("serving.db"), "--no-export", "--json"),
+                                                  "--setup-timeout", "600", "--db", context.path("serving.db"),
+                                                  "--no-export", "--json"),
                    stdout=result_path, stderr=context.path("serving.err"), timeout=int(seconds) + 600, interrupt=True)
     summary = ktune.tune_result(ktune.load_json(result_path)) or {}
     best = summary.get("best") or {}
@@ -96,12 +98,17 @@ def tune(context, kernel, shape, seconds):
     return row
 
 
+def copy_share(row, baseline):
+    """The row's bandwidth as a share of a copy of the same bytes (None without both figures)."""
+    copy = against_pytorch.ratio(row["copy_bytes"], baseline.get("copy_ns"))
+    return against_pytorch.ratio(row.get("bytes_per_second"), copy * 1e9 if copy else None)
+
+
 def verdict(family, row, reference, baseline):
     """(figure, bar, passes) of a row against its family's bar."""
     ratio = against_pytorch.ratio
     if family == "paged_attention":
-        copy = ratio(row["copy_bytes"], baseline.get("copy_ns"))
-        share = ratio(row.get("bytes_per_second"), copy * 1e9 if copy else None)
+        share = copy_share(row, baseline)
         return share, "bandwidth >= 0.70 of a copy", share is not None and share >= 0.70
     if family == "block_sparse_attention":
         share = ratio(row.get("ns"), (reference or {}).get("ns"))
@@ -112,10 +119,8 @@ def verdict(family, row, reference, baseline):
                                                    "eager_graph_ns": baseline.get("loop_graph_ns")}), row.get("ns"))
         passes = dense is not None and loop is not None and dense >= 0.85 and loop >= 1.5
         return dense, f"TFLOP/s >= 0.85 of dense, >= 1.5x the torch loop ({against_pytorch.cell(loop, '.2f')}x)", passes
-    copy = ratio(row["copy_bytes"], baseline.get("copy_ns"))
-    share = ratio(row.get("bytes_per_second"), copy * 1e9 if copy else None)
     faster = ratio(against_pytorch.best_pytorch(baseline), row.get("ns"))
-    return share, f"(no bar) bandwidth of a copy's; PyTorch / ktune {against_pytorch.cell(faster, '.2f')}x", None
+    return copy_share(row, baseline), f"(no bar) bandwidth of a copy's; PyTorch / ktune {against_pytorch.cell(faster, '.2f')}x", None
 
 
 def table(rows, device):
