@@ -19,6 +19,11 @@ def library(context):
                                                                 "libktune_kernels.so")
 
 
+def environment(context):
+    """The environment the package's scripts run in: the library and the package from this checkout."""
+    return {**os.environ, "KTUNE_LIBRARY": library(context), "PYTHONPATH": os.path.join(context.root, "python")}
+
+
 def table(document):
     lines = [f"ktune's modules against PyTorch on {document['device']} (torch {document['torch']}), bf16, median us", "",
              "| case | eager | eager, CUDA graph | torch.compile | ktune | ktune, CUDA graph | best PyTorch / ktune "
@@ -37,7 +42,7 @@ def table(document):
 
 def run(context):
     lib = library(context)
-    env = {**os.environ, "KTUNE_LIBRARY": lib, "PYTHONPATH": os.path.join(context.root, "python")}
+    env = environment(context)
     print(f"== torch: tests/python/test_torch_package_gpu.py with {lib}", flush=True)
     test = subprocess.run([sys.executable, os.path.join(context.root, "tests", "python", "test_torch_package_gpu.py"),
                            "--library", lib, "--source-dir", context.root],

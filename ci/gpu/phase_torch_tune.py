@@ -11,14 +11,13 @@ import subprocess
 import sys
 import tarfile
 
-from .phase_torch import library
+from .phase_torch import environment, library
 
 
 def run(context):
     seconds = context.seconds(20)
     out_dir = context.path("tuned")
-    env = {**os.environ, "KTUNE_LIBRARY": library(context), "KTUNE_BIN": context.ktune,
-           "PYTHONPATH": os.path.join(context.root, "python") + os.pathsep + context.root}
+    env = {**environment(context), "KTUNE_BIN": context.ktune}  # `python -m` from the root finds ci.gpu
     args = [sys.executable, "-m", "ci.gpu.tune_torch_modules", f"{seconds:g}", context.path("torch-tune.db"), out_dir]
     if context.environ.get("KTUNE_TORCH_QUICK") == "1":
         args.append("--quick")
