@@ -19,6 +19,8 @@ SHAPES = {"rmsnorm_rope": "rows=7,heads=3,head_dim=130", "copy": "n=1001", "gemm
           "grouped_gemm": "m=3001,experts=7,n=1001,k=264",
           "moe_routing": "tokens=3001,experts=256,top_k=8,hidden=1000,capacity_percent=125,renormalize=1",
           "moe_combine": "tokens=301,top_k=8,hidden=1000",
+          "split_heads": "batch=2,seq=37,heads=6,kv_heads=2,head_dim=130,rope=1",
+          "merge_heads": "batch=2,heads=6,seq=37,head_dim=130",
           "flash_attention_backward": "batch=1,heads=2,seq_q=129,seq_kv=129,head_dim=128,causal=1",
           "block_sparse_attention":
               "batch=2,heads=4,kv_heads=2,seq_q=77,seq_kv=1000,head_dim=64,block=128,density_percent=40,pattern=0"}
