@@ -109,6 +109,30 @@ struct TensorSpec {
   std::int64_t bytes(const Problem& problem) const { return elements * element_bytes(precision(problem)); }
 };
 
+// A family whose work is other families' kernels run one after another (attention_block: a GEMM,
+// split_heads, flash attention, merge_heads, a GEMM): each stage is a call of its family at its
+// own problem, with the config the library chooses (tuned) for that problem. Its tensors are
+// tensors of the composed family or intermediates the stages pass between them.
+struct Composition {
+  // Device memory of the stages' own: `elements` in the problem's precision unless `storage`;
+  // `fill`, when not empty, its fixed contents (a GEMM's alpha and beta, attention's scale),
+  // written once when the composition is prepared.
+  struct Intermediate {
+    std::string name;
+    std::int64_t elements;
+    std::optional<Precision> storage = std::nullopt;
+    std::vector<double> fill = {};
+  };
+  struct Stage {
+    std::string family;
+    std::map<std::string, std::int64_t> dims;  // at the composed problem's precision
+    // Each tensor of the stage's family: the composed family's tensor or an intermediate's name.
+    std::vector<std::pair<std::string, std::string>> tensors;
+  };
+  std::vector<Intermediate> intermediates;
+  std::vector<Stage> stages;
+};
+
 // Host copies of a problem's tensors in float64, indexed like tensors().
 using HostTensors = std::vector<std::vector<double>>;
 
@@ -188,6 +212,10 @@ class KernelFamily {
 
   // TMA descriptors the CUDA kernel of `config` takes after its dims; none by default.
   virtual std::vector<TensorMapSpec> tensor_maps(const Problem&, const Config&) const { return {}; }
+
+  // The stages of a family composed of others' kernels (struct Composition); nullopt for a family
+  // with kernels of its own.
+  virtual std::optional<Composition> composition(const Problem&) const { return std::nullopt; }
 
   // The CPU implementation, or nullptr when the family has none.
   virtual const CpuKernel* cpu_kernel() const { return nullptr; }

@@ -7,6 +7,7 @@
 
 #include "ktune/kernels.hpp"
 #include "library/src/call_arguments.hpp"
+#include "library/src/composition.hpp"
 #include "library/src/config_choice.hpp"
 #include "library/src/executors.hpp"
 #include "library/src/guarded.hpp"
@@ -43,6 +44,9 @@ struct Context::Impl {
   std::map<std::string, std::shared_ptr<library::ChosenConfig>> chosen;
   // What allocate() handed out and release() has not taken back: freed with the context.
   std::set<void*> allocations;
+  // Calls of composed families (attention_block) made ready, per problem and stream: two streams
+  // running the same call at once must not share its intermediates.
+  std::map<std::pair<std::string, void*>, std::shared_ptr<library::ComposedCall>> composed;
 
   static std::string key_of(const Problem& problem) { return problem.family + ";" + problem.key(); }
 
@@ -74,6 +78,26 @@ struct Context::Impl {
     std::lock_guard lock(mutex);
     chosen.insert_or_assign(key_of(problem), given);
     return given;
+  }
+
+  std::shared_ptr<library::ComposedCall> composed_call(const KernelFamily& family, const Problem& problem,
+                                                      Precision precision, void* stream) {
+    const auto key = std::make_pair(key_of(problem), stream);
+    {
+      std::lock_guard lock(mutex);
+      if (auto found = composed.find(key); found != composed.end()) return found->second;
+    }
+    auto made = std::make_shared<library::ComposedCall>(
+        *executor, family, problem, precision,
+        [this](const KernelFamily& stage, const Problem& stage_problem) { return choice(stage, stage_problem); },
+        [this](std::size_t bytes) {
+          void* memory = executor->allocate(bytes);
+          std::lock_guard lock(mutex);
+          allocations.insert(memory);
+          return memory;
+        });
+    std::lock_guard lock(mutex);
+    return composed.emplace(key, std::move(made)).first->second;
   }
 
   void require_runs(const KernelFamily& family) const {
@@ -213,6 +237,10 @@ void Context::run(std::string_view family_name, const std::vector<TensorArgument
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
     const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
+    if (family.composition(problem)) {
+      impl_->composed_call(family, problem, precision, stream)->launch(ordered, stream);
+      return;
+    }
     const std::shared_ptr<library::ChosenConfig> chosen = impl_->choice(family, problem);
     chosen->launch(ordered, stream);
   });
@@ -222,6 +250,7 @@ ConfigChoice Context::choose(std::string_view family_name, const std::vector<Dim
   return library::guarded([&] {
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
+    if (family.composition(problem)) return impl_->composed_call(family, problem, precision, nullptr)->choice();
     return impl_->choice(family, problem)->choice;
   });
 }
@@ -231,6 +260,9 @@ ConfigChoice Context::use_config(std::string_view family_name, const std::vector
   return library::guarded([&] {
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
+    if (family.composition(problem))
+      throw Error(ErrorCode::bad_argument, family.name() + " runs its stages' configs (choose() lists them): give each "
+                                           "stage's family its config with use_config");
     return impl_->give(family, problem, config)->choice;
   });
 }

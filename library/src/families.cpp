@@ -5,6 +5,8 @@
 #include "kernels/family.hpp"
 #include "tuner/core/precision.hpp"
 
+#include <algorithm>
+
 namespace ktune::kernels {
 namespace {
 
@@ -27,6 +29,33 @@ std::optional<Precision> public_precision(ktune::Precision precision) {
   return std::nullopt;
 }
 
+// The backends this build runs `family` on: those with its kernel and space, or for a composed
+// family those that run every stage.
+std::vector<Backend> backends_of(const KernelFamily& family, const Problem& problem) {
+  std::vector<Backend> backends;
+  if (const auto composition = family.composition(problem)) {
+    backends = {Backend::cuda, Backend::hip, Backend::vulkan, Backend::cpu};
+    for (const Composition::Stage& stage : composition->stages) {
+      const KernelFamily& stage_family = find_family(stage.family);
+      const auto runs = backends_of(stage_family, stage_family.make_problem(stage.dims, problem.precision));
+      std::erase_if(backends, [&](Backend b) { return std::find(runs.begin(), runs.end(), b) == runs.end(); });
+    }
+    return backends;
+  }
+  const std::string name = family.name();
+#ifdef KTUNE_LIBRARY_WITH_CUDA
+  if (family.cuda_source() && has_space(name, "cuda")) backends.push_back(Backend::cuda);
+#endif
+#ifdef KTUNE_LIBRARY_WITH_HIP
+  if (family.cuda_source() && has_space(name, "hip")) backends.push_back(Backend::hip);
+#endif
+#ifdef KTUNE_LIBRARY_WITH_VULKAN
+  if (family.vulkan_shader() && has_space(name, "vulkan")) backends.push_back(Backend::vulkan);
+#endif
+  if (family.cpu_kernel() && has_space(name, "cpu")) backends.push_back(Backend::cpu);
+  return backends;
+}
+
 }  // namespace
 
 std::vector<FamilyInfo> families() {
@@ -45,16 +74,7 @@ std::vector<FamilyInfo> families() {
       info.tensors.push_back({tensor.name, tensor.is_output, tensor.storage.has_value()});
     for (ktune::Precision precision : family->precisions())
       if (auto p = public_precision(precision)) info.precisions.push_back(*p);
-#ifdef KTUNE_LIBRARY_WITH_CUDA
-    if (family->cuda_source() && has_space(info.name, "cuda")) info.backends.push_back(Backend::cuda);
-#endif
-#ifdef KTUNE_LIBRARY_WITH_HIP
-    if (family->cuda_source() && has_space(info.name, "hip")) info.backends.push_back(Backend::hip);
-#endif
-#ifdef KTUNE_LIBRARY_WITH_VULKAN
-    if (family->vulkan_shader() && has_space(info.name, "vulkan")) info.backends.push_back(Backend::vulkan);
-#endif
-    if (family->cpu_kernel() && has_space(info.name, "cpu")) info.backends.push_back(Backend::cpu);
+    info.backends = backends_of(*family, problem);
     out.push_back(std::move(info));
   }
   return out;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 #include <functional>
 
 #include <string>
@@ -122,6 +123,36 @@ TEST(LibraryApi, GroupedGemmTakesItsGroupSizes) {
   const std::vector<kk::DimArgument> dims{{"m", 301}, {"experts", 8}, {"n", 136}, {"k", 72}};
   for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
     expect_cpu_call_matches_reference(context, "grouped_gemm", dims, precision, "d");
+}
+
+// attention_block is composed of other families' calls: gemm, split_heads, flash_attention,
+// merge_heads and gemm, each with its own config, through intermediates the context owns.
+TEST(LibraryApi, AttentionBlockRunsItsStagesInOneCall) {
+  kk::Context context(kk::Backend::cpu);
+  for (const auto& [causal, rope, kv_heads] : {std::tuple{0, 0, 0}, {1, 1, 2}, {1, 0, 1}}) {
+    const std::vector<kk::DimArgument> dims{{"batch", 2}, {"seq", 37},        {"hidden", 70},     {"heads", 4},
+                                            {"kv_heads", kv_heads}, {"head_dim", 32}, {"causal", causal}, {"rope", rope}};
+    SCOPED_TRACE("causal " + std::to_string(causal) + " rope " + std::to_string(rope));
+    for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
+      expect_cpu_call_matches_reference(context, "attention_block", dims, precision, "y");
+    const kk::ConfigChoice choice = context.choose("attention_block", dims, kk::Precision::bf16);
+    EXPECT_EQ(choice.source, "composed");
+    for (const char* stage : {"gemm (", "split_heads (", "flash_attention (", "merge_heads ("})
+      EXPECT_NE(choice.config.find(stage), std::string::npos) << choice.config;
+    try {
+      context.use_config("attention_block", dims, kk::Precision::bf16, "{}");
+      ADD_FAILURE() << "use_config took a config for a composed family";
+    } catch (const kk::Error& e) {
+      EXPECT_EQ(e.code(), kk::ErrorCode::bad_argument);
+      EXPECT_NE(std::string(e.what()).find("stage"), std::string::npos) << e.what();
+    }
+  }
+  const auto families = kk::families();
+  const auto block = std::find_if(families.begin(), families.end(), [](const auto& f) { return f.name == "attention_block"; });
+  ASSERT_NE(block, families.end());
+  EXPECT_NE(std::find(block->backends.begin(), block->backends.end(), kk::Backend::cpu), block->backends.end());
+  EXPECT_EQ(std::find(block->backends.begin(), block->backends.end(), kk::Backend::vulkan), block->backends.end())
+      << "split_heads has no Vulkan shader, so neither has the block";
 }
 
 TEST(LibraryApi, FlashAttentionBackwardGivesEveryGradient) {

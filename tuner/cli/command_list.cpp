@@ -1,6 +1,7 @@
 // `ktune list`: the kernel families, their dims, precisions and backends.
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "kernels/family.hpp"
 #include "tuner/backends/registry.hpp"
@@ -37,9 +38,18 @@ void register_list(CLI::App& app, CommonOptions& common, Action& action) {
           }
           backends.push_back({{"backend", backend}, {"space", space.string()}, {"precisions", taken}});
         }
-        families.push_back({{"kernel", family->name()}, {"summary", family->summary()}, {"dims", dims},
-                            {"precisions", precisions}, {"backends", backends},
-                            {"memory_bound", family->memory_bound()}});
+        nlohmann::json entry{{"kernel", family->name()}, {"summary", family->summary()}, {"dims", dims},
+                             {"precisions", precisions}, {"backends", backends},
+                             {"memory_bound", family->memory_bound()}};
+        // A composed family runs (and is tuned as) its stages' kernels, at its default dims' problems.
+        std::map<std::string, std::int64_t> defaults;
+        for (const auto& dim : family->dims()) defaults[dim.name] = dim.default_value;
+        if (const auto composition = family->composition(family->make_problem(defaults, family->precisions().front()))) {
+          nlohmann::json stages = nlohmann::json::array();
+          for (const auto& stage : composition->stages) stages.push_back(stage.family);
+          entry["stages"] = stages;
+        }
+        families.push_back(std::move(entry));
       }
       if (common.json) {
         print_json({{"kernels", families}});
@@ -54,6 +64,11 @@ void register_list(CLI::App& app, CommonOptions& common, Action& action) {
         for (const auto& p : family["precisions"]) std::cout << p.get<std::string>() << " ";
         std::cout << "\n  backends:   ";
         for (const auto& b : family["backends"]) std::cout << b["backend"].get<std::string>() << " ";
+        if (family.contains("stages")) {
+          std::cout << "(its stages': ";
+          for (const auto& stage : family["stages"]) std::cout << (&stage == &family["stages"].front() ? "" : ", ") << stage.get<std::string>();
+          std::cout << "; `tune` tunes each at its own problem)";
+        }
         std::cout << "\n";
       }
       return 0;

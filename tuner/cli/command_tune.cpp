@@ -170,7 +170,23 @@ struct TuneJob {
   std::string kernel;
   std::map<std::string, std::int64_t> shape;
   Precision precision;
+  // A stage of a composed family's problem (attention_block): which, and its place among them.
+  std::string composed;
+  std::size_t stage = 0, stages = 0;
 };
+
+// A composed family (KernelFamily::composition) has no kernel of its own: it is tuned as its
+// stages, each at its own problem, the configs the library then chooses for its calls.
+std::vector<TuneJob> stage_jobs(const TuneJob& job) {
+  const KernelFamily& family = find_family(job.kernel);
+  const auto composition = family.composition(family.make_problem(job.shape, job.precision));
+  if (!composition) return {job};
+  std::vector<TuneJob> stages;
+  for (const Composition::Stage& stage : composition->stages)
+    stages.push_back({stage.family, stage.dims, job.precision, job.kernel + " " + family.make_problem(job.shape, job.precision).describe(),
+                      stages.size() + 1, composition->stages.size()});
+  return stages;
+}
 
 bool gpu_backend(const std::string& backend) { return backend != "cpu"; }
 
@@ -186,7 +202,7 @@ std::vector<TuneJob> plan_jobs(const TuneOptions& options, const std::vector<std
           std::find(options.kernels.begin(), options.kernels.end(), entry.family) == options.kernels.end())
         continue;
       std::map<std::string, std::int64_t> shape(entry.problem.dims.begin(), entry.problem.dims.end());
-      jobs.push_back({entry.family, shape, entry.problem.precision});
+      for (TuneJob& stage : stage_jobs({entry.family, shape, entry.problem.precision})) jobs.push_back(std::move(stage));
     }
     if (jobs.empty())
       throw InputError("--shapes " + options.shapes_file + " has no shapes for " +
@@ -212,7 +228,7 @@ std::vector<TuneJob> plan_jobs(const TuneOptions& options, const std::vector<std
       } catch (const InputError& e) {
         throw InputError(std::string(e.what()) + (options.shapes.empty() ? "" : " (--shape " + options.shapes[i] + ", kernel " + kernel + ")"));
       }
-      jobs.push_back({kernel, kernel_shapes[i], chosen});
+      for (TuneJob& stage : stage_jobs({kernel, kernel_shapes[i], chosen})) jobs.push_back(std::move(stage));
     }
   }
   return jobs;
@@ -380,16 +396,27 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   std::vector<std::string> failed_kernels;  // no config ran correctly
   std::vector<std::string> record_errors;   // --record could not write
   bool interrupted = false;
+  // The stages' best medians of the composed problem being tuned, per device model (0: a stage
+  // had no correct config).
+  std::vector<double> composed_ns;
   for (const TuneJob& job : jobs) {
     const std::string& kernel = job.kernel;
     request.family = kernel;
     request.shape = job.shape;
     request.precision = job.precision;
+    if (job.stages && !common.json)
+      std::cout << job.composed << ": stage " << job.stage << " of " << job.stages << ", " << kernel << "\n";
     ProgressLine progress(!common.json, request.time_limit_s);
     const std::vector<TuneSummary> summaries = run_tune(request, devices, progress);
+    if (job.stage == 1) composed_ns.assign(summaries.size(), 0.0);
+    for (std::size_t model = 0; job.stages && model < summaries.size() && model < composed_ns.size(); ++model)
+      composed_ns[model] = summaries[model].best && composed_ns[model] >= 0
+                               ? composed_ns[model] + summaries[model].best->stats.median_ns
+                               : -1.0;
     for (const TuneSummary& summary : summaries) {  // one per device model
       std::string header;
       nlohmann::json json = summary.to_json();
+      if (job.stages) json["stage_of"] = {{"problem", job.composed}, {"stage", job.stage}, {"stages", job.stages}};
       // A tune where nothing ran correctly leaves an existing header alone.
       if (!no_export && summary.best) {
         Store store = Store::open(request.db);
@@ -410,6 +437,14 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
       results.push_back(json);
       interrupted |= summary.interrupted;
     }
+    if (job.stages && job.stage == job.stages && !common.json)
+      for (std::size_t model = 0; model < composed_ns.size(); ++model)
+        std::cout << "\n" << job.composed << ": "
+                  << (composed_ns[model] >= 0
+                          ? "its stages' best medians sum to " + format_duration_ns(composed_ns[model]) +
+                                " (each stage tuned alone, at its own problem)"
+                          : std::string("a stage has no correct config"))
+                  << "\n";
     if (interrupted) break;
   }
   const int code = interrupted ? stop_exit_code()

@@ -1,0 +1,56 @@
+"""attention_block, a family composed of other families' kernels, from the command line: `ktune
+list` names its stages, `ktune tune` tunes each stage at its own problem (verified against its
+float64 reference) and says what their best medians sum to, the export writes the stages'
+tables (the library chooses each stage's config from them), and bad dims are refused naming the
+dim."""
+import json
+import os
+
+import harness
+
+SHAPE = "batch=2,seq=37,hidden=70,heads=4,kv_heads=2,head_dim=32,causal=1,rope=1"
+STAGES = ["gemm", "split_heads", "flash_attention", "merge_heads", "gemm"]
+
+
+class AttentionBlock(harness.KtuneTestCase):
+    def test_list_names_its_stages(self):
+        kernels = {k["kernel"]: k for k in self.ktune_json("list")["kernels"]}
+        self.assertEqual(kernels["attention_block"]["stages"], STAGES)
+        self.assertEqual(kernels["attention_block"]["backends"], [])  # no kernel of its own
+        self.assertNotIn("stages", kernels["gemm"])
+        text = self.ktune("list", check=0).stdout
+        self.assertIn("its stages': gemm, split_heads, flash_attention, merge_heads, gemm", text)
+
+    def test_tune_tunes_every_stage_at_its_own_problem(self):
+        document = self.ktune_json("tune", "-k", "attention_block", "-b", "cpu", "--shape", SHAPE,
+                                   "--precision", "bf16", "--strategy", "random", "--budget", "3",
+                                   "--max-seconds-per-config", "0.01", "--export-dir", "tuned")
+        results = document["results"]
+        self.assertEqual([r["kernel"] for r in results], STAGES)
+        self.assertEqual([r["stage_of"]["stage"] for r in results], [1, 2, 3, 4, 5])
+        for r in results:
+            self.assertIn("attention_block batch=2 seq=37", r["stage_of"]["problem"])
+            self.assertEqual(r["outcomes"].get("ok", 0), sum(r["outcomes"].values()), json.dumps(r["outcomes"]))
+        dims = [r["problem"] for r in results]
+        self.assertEqual((dims[0]["m"], dims[0]["n"], dims[0]["k"], dims[0]["epilogue"]), (74, 256, 70, 2))
+        self.assertEqual((dims[2]["seq_q"], dims[2]["kv_heads"], dims[2]["causal"]), (37, 2, 1))
+        self.assertEqual((dims[4]["m"], dims[4]["n"], dims[4]["k"], dims[4]["epilogue"]), (74, 70, 128, 5))
+        for family in set(STAGES):
+            self.assertTrue(os.path.exists(os.path.join(self.dir, "tuned", "cpu", family + ".json")), family)
+        text = self.ktune("tune", "-k", "attention_block", "-b", "cpu", "--shape", SHAPE, "--precision", "bf16",
+                          "--strategy", "random", "--budget", "2", "--max-seconds-per-config", "0.01", "--no-export",
+                          check=0).stdout
+        self.assertIn("stage 3 of 5, flash_attention", text)
+        self.assertRegex(text, r"its stages' best medians sum to [0-9.]+ [mun]?s")
+
+    def test_bad_dims_name_the_dim(self):
+        result = self.ktune("tune", "-k", "attention_block", "-b", "cpu", "--shape",
+                            "batch=1,seq=8,hidden=64,heads=3,kv_heads=2,head_dim=32", "--budget", "1", check=2)
+        self.assertIn("kv_heads (2) must divide heads (3)", result.stderr)
+        result = self.ktune("tune", "-k", "attention_block", "-b", "cpu", "--shape",
+                            "batch=1,seq=8,hidden=64,heads=2,head_dim=33", "--budget", "1", check=2)
+        self.assertIn("head_dim must be even", result.stderr)
+
+
+if __name__ == "__main__":
+    harness.main()
