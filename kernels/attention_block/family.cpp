@@ -12,7 +12,8 @@
 //   sin   [seq, head_dim / 2]  element each otherwise), NeoX convention (split_heads.hpp)
 //   w_o   [hidden, heads * head_dim]                     nn.Linear weight of the output projection
 //   b_o   [hidden]
-//   y     [batch * seq, hidden]  (output) x + attention(x) · w_oᵀ + b_o
+//   y     [batch * seq, hidden]  (output) x + attention(x) · w_oᵀ + b_o; without the x when
+//                                 residual = 0 (nn.MultiheadAttention's output)
 // The attention scale is 1/sqrt(head_dim). Between the stages, q, k, v and the attention's output
 // are stored in the problem's precision, as PyTorch's route stores them.
 #include <cmath>
@@ -27,19 +28,19 @@ namespace {
 
 struct BlockShape {
   std::int64_t batch, seq, hidden, heads, kv_heads, head_dim;
-  bool causal, rope;
+  bool causal, rope, residual;
 
   static BlockShape of(const Problem& problem) {
     BlockShape s{problem.dim("batch"),    problem.dim("seq"),      problem.dim("hidden"),
                  problem.dim("heads"),    problem.dim("kv_heads"), problem.dim("head_dim"),
-                 problem.dim("causal") != 0, problem.dim("rope") != 0};
+                 problem.dim("causal") != 0, problem.dim("rope") != 0, problem.dim("residual") != 0};
     if (s.kv_heads == 0) s.kv_heads = s.heads;
     if (s.heads % s.kv_heads != 0)
       throw InputError("attention_block: kv_heads (" + std::to_string(s.kv_heads) + ") must divide heads (" +
                        std::to_string(s.heads) + ")");
     if (s.head_dim % 2 != 0)
       throw InputError("attention_block: head_dim must be even, got " + std::to_string(s.head_dim));
-    for (const char* option : {"causal", "rope"})
+    for (const char* option : {"causal", "rope", "residual"})
       if (problem.dim(option) > 1)
         throw InputError(std::string("attention_block: ") + option + " must be 0 or 1, not " +
                          std::to_string(problem.dim(option)));
@@ -56,8 +57,9 @@ class AttentionBlockFamily final : public KernelFamily {
  public:
   std::string name() const override { return "attention_block"; }
   std::string summary() const override {
-    return "attention sub-block y = x + attention(RoPE(x W_qkv^T + b_qkv)) W_o^T + b_o in one call (GQA, causal "
-           "option): ktune's tuned gemm, split_heads, flash_attention, merge_heads and gemm in sequence";
+    return "attention sub-block y = x + attention(RoPE(x W_qkv^T + b_qkv)) W_o^T + b_o in one call (GQA, causal, "
+           "RoPE and residual options): ktune's tuned gemm, split_heads, flash_attention, merge_heads and gemm in "
+           "sequence";
   }
   std::vector<DimSpec> dims() const override {
     return {{"batch", 1, "sequences"},
@@ -67,7 +69,8 @@ class AttentionBlockFamily final : public KernelFamily {
             {"kv_heads", 0, "key/value heads, dividing heads (grouped-query attention); 0: as many as heads", 0},
             {"head_dim", 128, "elements per head (even; a size flash attention compiles)", 1, true},
             {"causal", 0, "1: each token sees only the tokens before it and itself", 0, true},
-            {"rope", 0, "1: rotate q and k by RoPE (cos and sin tables)", 0}};
+            {"rope", 0, "1: rotate q and k by RoPE (cos and sin tables)", 0},
+            {"residual", 1, "1: add x to the output (the block's residual); 0: the attention's projection alone", 0}};
   }
   std::optional<Precision> gpu_default_precision() const override { return Precision::bf16; }
   std::vector<Precision> precisions() const override { return {Precision::fp32, Precision::fp16, Precision::bf16}; }
@@ -149,7 +152,7 @@ class AttentionBlockFamily final : public KernelFamily {
       for (std::int64_t t = 0; t < s.seq; ++t)
         for (std::int64_t j = 0; j < s.hidden; ++j) {
           const std::int64_t r = b * s.seq + t;
-          double sum = b_o[j] + x[r * s.hidden + j];
+          double sum = b_o[j] + (s.residual ? x[r * s.hidden + j] : 0.0);
           for (std::int64_t h = 0; h < s.heads; ++h)
             for (std::int64_t e = 0; e < d; ++e)
               sum += o[((b * s.heads + h) * s.seq + t) * d + e] * w_o[j * s.attention_width() + h * d + e];
@@ -185,9 +188,10 @@ class AttentionBlockFamily final : public KernelFamily {
         {"merge_heads",
          {{"batch", s.batch}, {"heads", s.heads}, {"seq", s.seq}, {"head_dim", s.head_dim}},
          {{"x", "qkv"}, {"y", "q"}}},
+        // Epilogue 5 adds the residual c = x; epilogue 2 the bias alone.
         {"gemm",
-         {{"m", s.tokens()}, {"n", s.hidden}, {"k", s.attention_width()}, {"b_layout", 0}, {"epilogue", 5}},
-         {{"a", "q"}, {"b", "w_o"}, {"c", "x"}, {"bias", "b_o"}, {"scalars", "alpha_beta"}, {"d", "y"}}}};
+         {{"m", s.tokens()}, {"n", s.hidden}, {"k", s.attention_width()}, {"b_layout", 0}, {"epilogue", s.residual ? 5 : 2}},
+         {{"a", "q"}, {"b", "w_o"}, {"c", s.residual ? "x" : "b_o"}, {"bias", "b_o"}, {"scalars", "alpha_beta"}, {"d", "y"}}}};
     return c;
   }
 };

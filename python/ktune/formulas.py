@@ -159,6 +159,24 @@ def _moe_combine_reference(expert_out, weights, rows):
     return (gathered * (weights.to(work) * (rows >= 0))[..., None]).sum(1).to(expert_out.dtype)
 
 
+def _attention_block_reference(x, w_qkv, b_qkv, w_o, b_o, heads, kv_heads, causal, cos, sin, residual):
+    batch, seq, _ = x.shape
+    kv_heads = kv_heads or heads
+    head_dim = w_qkv.shape[0] // (heads + 2 * kv_heads)
+    qkv = F.linear(x, w_qkv, b_qkv).view(batch, seq, heads + 2 * kv_heads, head_dim)
+    q, k, v = qkv.split([heads, kv_heads, kv_heads], dim=2)
+    if cos is not None:
+        half = head_dim // 2
+        c, s = cos.reshape(1, seq, 1, half), sin.reshape(1, seq, 1, half)
+
+        def rotate(t):
+            return torch.cat((t[..., :half] * c - t[..., half:] * s, t[..., half:] * c + t[..., :half] * s), dim=-1)
+        q, k = rotate(q), rotate(k)
+    o, _ = _attention_reference(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), causal, None)
+    y = F.linear(o.transpose(1, 2).reshape(batch, seq, heads * head_dim), w_o, b_o)
+    return x + y if residual else y
+
+
 REFERENCES["paged_attention"] = _paged_attention_reference
 REFERENCES["block_sparse_attention"] = _block_sparse_attention_reference
 REFERENCES["moe_routing"] = _moe_routing_reference
@@ -167,3 +185,4 @@ REFERENCES["grouped_gemm"] = _grouped_gemm_reference
 REFERENCES["linear"] = _linear_reference
 REFERENCES["ffn"] = _ffn_reference
 REFERENCES["flash_attention"] = _attention_reference
+REFERENCES["attention_block"] = _attention_block_reference

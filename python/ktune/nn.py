@@ -301,6 +301,12 @@ class FusedAttention(nn.MultiheadAttention):
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         embed, heads = self.embed_dim, self.num_heads
         w, b = self.in_proj_weight, self.in_proj_bias
+        if self_attention and (embed // heads) % 2 == 0:
+            # One library call: the projections, the head split, the attention and the head merge
+            # (attention_block; its split takes even head sizes).
+            out = ops.attention_block(query, w, b, self.out_proj.weight, self.out_proj.bias, heads, heads, is_causal,
+                                      None, None, False)
+            return (out if self.batch_first else out.transpose(0, 1)), None
         bias = (lambda i: None) if b is None else (lambda i: b[i * embed:(i + 1) * embed])
         if self_attention:
             qkv = ops.linear(query, w, b)

@@ -294,6 +294,42 @@ def _instance_norm(x, weight, bias):
 instance_norm_op = _register("instance_norm(Tensor x, Tensor weight, Tensor bias) -> Tensor", _instance_norm, _like)
 
 
+# --- attention_block: QKV projection, RoPE, attention, output projection in one library call -------
+
+def _attention_block(x, w_qkv, b_qkv, w_o, b_o, heads, kv_heads, causal, cos, sin, residual):
+    batch, seq, hidden = x.shape if x.dim() == 3 else (0, 0, 0)
+    kv_heads = kv_heads or heads
+    qkv_width = w_qkv.shape[0] if w_qkv.dim() == 2 else 0
+    head_dim = qkv_width // (heads + 2 * kv_heads) if heads > 0 and kv_heads > 0 else 0
+    rope = cos is not None
+    if (x.dim() != 3 or heads <= 0 or heads % kv_heads or head_dim % 2 or head_dim * (heads + 2 * kv_heads) != qkv_width
+            or tuple(w_qkv.shape) != (qkv_width, hidden) or tuple(w_o.shape) != (hidden, heads * head_dim)
+            or (b_qkv is not None and b_qkv.numel() != qkv_width) or (b_o is not None and b_o.numel() != hidden)
+            or (cos is None) != (sin is None)
+            or (rope and (tuple(cos.shape) != (seq, head_dim // 2) or tuple(sin.shape) != (seq, head_dim // 2)))):
+        raise BadArgument(
+            f"ktune.attention_block: shapes do not fit: x {tuple(x.shape)} [batch, seq, hidden], w_qkv "
+            f"{tuple(w_qkv.shape)} [(heads + 2 kv_heads) * head_dim, hidden], w_o {tuple(w_o.shape)} [hidden, heads * "
+            f"head_dim], heads {heads}, kv_heads {kv_heads}, cos/sin "
+            f"{None if cos is None else tuple(cos.shape)}/{None if sin is None else tuple(sin.shape)} [seq, head_dim / 2] "
+            "(head_dim even; kv_heads dividing heads)")
+    zeros = lambda n: x.new_zeros(n)  # noqa: E731 (a missing bias adds nothing)
+    table = (lambda t: t) if rope else (lambda t: x.new_zeros(1))
+    y = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _dispatch.run("attention_block", "attention_block",
+                  {"x": x, "w_qkv": w_qkv, "b_qkv": zeros(qkv_width) if b_qkv is None else b_qkv,
+                   "cos": table(cos), "sin": table(sin), "w_o": w_o, "b_o": zeros(hidden) if b_o is None else b_o},
+                  {"y": y},
+                  {"batch": batch, "seq": seq, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
+                   "head_dim": head_dim, "causal": int(bool(causal)), "rope": int(rope), "residual": int(bool(residual))})
+    return y
+
+
+attention_block_op = _register(
+    "attention_block(Tensor x, Tensor w_qkv, Tensor? b_qkv, Tensor w_o, Tensor? b_o, int heads, int kv_heads, "
+    "bool causal, Tensor? cos, Tensor? sin, bool residual) -> Tensor", _attention_block, _like)
+
+
 # --- serving and mixture-of-experts: paged decode attention, grouped GEMM -------------------------
 
 def _int32(t):
@@ -568,6 +604,16 @@ def flash_attention_backward(q, k, v, o, dout, lse, causal=False, scale=None):
 def ffn(x, w1, b1, w2, b2, activation="gelu"):
     """act(x·w1ᵀ + b1)·w2ᵀ + b2 in one launch where the backend fuses it (gelu, gelu_tanh or silu)."""
     return _call("ffn", ffn_op, x, w1, b1, w2, b2, activation)
+
+
+def attention_block(x, w_qkv, b_qkv, w_o, b_o, heads, kv_heads=0, causal=False, cos=None, sin=None, residual=True):
+    """An attention sub-block in one library call: (x +) attention(RoPE(x·w_qkvᵀ + b_qkv))·w_oᵀ + b_o for x
+    [batch, seq, hidden]; w_qkv [(heads + 2 kv_heads) * head_dim, hidden] holds the q rows, then k, then v
+    (kv_heads 0: as many as heads), w_o [hidden, heads * head_dim]; the biases may be None; cos and sin [seq, head_dim / 2] rotate q
+    and k (NeoX convention) when given; causal masks later tokens; residual adds x. The library runs it as
+    ktune's tuned gemm, split_heads, flash_attention, merge_heads and gemm."""
+    return _call("attention_block", attention_block_op, x, w_qkv, b_qkv, w_o, b_o, int(heads), int(kv_heads),
+                 bool(causal), cos, sin, bool(residual))
 
 
 def layer_norm_linear(x, gamma, beta, weight, bias):

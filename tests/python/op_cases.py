@@ -37,6 +37,7 @@ class Sizes:
         self.grouped = (301, 5, 136, 264) if large else (37, 4, 19, 24)  # m, experts, n, k
         self.sparse = (2, 4, 2, 300, 77, 64 if large else 16, 64)  # batch, heads, kv heads, seq_q, seq_kv, dim, block
         self.moe = (301, 16, 4, 136) if large else (37, 8, 2, 19)  # tokens, experts, top_k, hidden
+        self.block = (2, 77, 200, 4, 2, 64) if large else (2, 37, 70, 4, 2, 16)  # batch, seq, hidden, heads, kv, dim
 
 
 def cases(sizes, r, angles):
@@ -72,6 +73,17 @@ def cases(sizes, r, angles):
                        r(hidden), activation), None)
     yield ("layer_norm_linear", (r(tokens, ffn, low=0.5, high=2.5), r(ffn, low=0.5, high=1.5), r(ffn),
                                  r(hidden, ffn, low=-0.3, high=0.3), r(hidden)), None)
+    batch, seq, hidden, heads, kv_heads, head_dim = sizes.block
+    block_angle = angles(seq, head_dim // 2)
+    w_qkv, w_o = r((heads + 2 * kv_heads) * head_dim, hidden, low=-0.3, high=0.3), r(hidden, heads * head_dim, low=-0.3,
+                                                                                      high=0.3)
+    x = r(batch, seq, hidden)
+    for kv, bias, causal, rope, residual in ((kv_heads, True, True, True, True), (heads, False, False, False, False)):
+        width = (heads + 2 * kv) * head_dim
+        yield ("attention_block", (x, w_qkv[:width] if kv == kv_heads else r(width, hidden, low=-0.3, high=0.3),
+                                   r(width) if bias else None, w_o, r(hidden) if bias else None, heads, kv, causal,
+                                   block_angle.cos().to(dtype) if rope else None,
+                                   block_angle.sin().to(dtype) if rope else None, residual), None)
     image = sizes.image
     yield "instance_norm", (r(*image), r(image[1], low=0.5, high=1.5), r(image[1])), None
     # Paged decode attention: 3 sequences of ragged lengths, their pages scattered over the pool.

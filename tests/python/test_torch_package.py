@@ -246,6 +246,12 @@ class Modules(unittest.TestCase):
             mask = torch.ones(9, 9, dtype=torch.bool).triu(1)
             self.assertLess(relative_l2(fused_attn(q, q, q, need_weights=False, is_causal=True)[0],
                                         attn(q, q, q, need_weights=False, attn_mask=mask)[0]), 1e-5)
+            # An odd head size: self-attention through the separate calls (attention_block splits even heads).
+            attn, fused_attn = nn.MultiheadAttention(18, 6).eval(), ktune.nn.FusedAttention(18, 6).eval()
+            fused_attn.load_state_dict(attn.state_dict())
+            q = torch.randn(7, 2, 18)
+            self.assertLess(relative_l2(fused_attn(q, q, q, need_weights=False)[0],
+                                        attn(q, q, q, need_weights=False)[0]), 1e-5)
 
         norm, fused_norm = nn.InstanceNorm2d(5, affine=True), ktune.nn.FusedInstanceNorm2d(5, affine=True)
         with torch.no_grad():

@@ -171,7 +171,7 @@ TEST(HipSpaces, EveryFamilyHasValidConfigsAndAValidDefaultOnAmdLimits) {
       }
     }
   }
-  EXPECT_EQ(spaces, 20);  // every family with a portable source
+  EXPECT_EQ(spaces, 22);  // every family with a portable source
 }
 
 TEST(SearchSpaceLaunchOnly, IsReadAndChecked) {

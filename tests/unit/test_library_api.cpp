@@ -129,10 +129,12 @@ TEST(LibraryApi, GroupedGemmTakesItsGroupSizes) {
 // merge_heads and gemm, each with its own config, through intermediates the context owns.
 TEST(LibraryApi, AttentionBlockRunsItsStagesInOneCall) {
   kk::Context context(kk::Backend::cpu);
-  for (const auto& [causal, rope, kv_heads] : {std::tuple{0, 0, 0}, {1, 1, 2}, {1, 0, 1}}) {
-    const std::vector<kk::DimArgument> dims{{"batch", 2}, {"seq", 37},        {"hidden", 70},     {"heads", 4},
-                                            {"kv_heads", kv_heads}, {"head_dim", 32}, {"causal", causal}, {"rope", rope}};
-    SCOPED_TRACE("causal " + std::to_string(causal) + " rope " + std::to_string(rope));
+  for (const auto& [causal, rope, kv_heads, residual] : {std::tuple{0, 0, 0, 1}, {1, 1, 2, 1}, {1, 0, 1, 0}}) {
+    const std::vector<kk::DimArgument> dims{{"batch", 2},    {"seq", 37},           {"hidden", 70},
+                                            {"heads", 4},    {"kv_heads", kv_heads}, {"head_dim", 32},
+                                            {"causal", causal}, {"rope", rope},      {"residual", residual}};
+    SCOPED_TRACE("causal " + std::to_string(causal) + " rope " + std::to_string(rope) + " residual " +
+                 std::to_string(residual));
     for (kk::Precision precision : {kk::Precision::fp32, kk::Precision::bf16})
       expect_cpu_call_matches_reference(context, "attention_block", dims, precision, "y");
     const kk::ConfigChoice choice = context.choose("attention_block", dims, kk::Precision::bf16);
