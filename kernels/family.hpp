@@ -252,5 +252,8 @@ void unregister_runtime_family(const KernelFamily* family);
 const KernelFamily& find_family(std::string_view name);
 // The families `ktune tune` tunes when no --kernel is given.
 std::vector<std::string> default_family_names();
+// The families whose tables a call of `family` reads: its own name, or for a composed family
+// (KernelFamily::composition) its stages' families at its default dims, each once, in order.
+std::vector<std::string> table_families(const KernelFamily& family);
 
 }  // namespace ktune

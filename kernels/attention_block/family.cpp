@@ -19,6 +19,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/common/reference_rows.hpp"
 #include "kernels/family.hpp"
 #include "kernels/flash_attention/flash_attention.hpp"
 #include "tuner/core/errors.hpp"
@@ -100,8 +101,14 @@ class AttentionBlockFamily final : public KernelFamily {
   }
   bool memory_bound() const override { return false; }
 
+  // In full, for the small shapes the composition is checked at (the stages are checked by their
+  // own references at any size): every row of y sums over every head, so attention's sampled
+  // rows at large shapes would leave y unchecked. Refused past that size.
   void reference(const Problem& problem, HostTensors& tensors) const override {
     const BlockShape s = BlockShape::of(problem);
+    if (flop_count(problem) / 2 > reference::kFullReferenceFma)
+      throw InputError("attention_block: its float64 reference computes the whole block, which " + problem.describe() +
+                       " is too large for; its stages are each checked by their own references at any size");
     const auto named = named_tensors(problem, tensors);
     const auto& x = named.at("x");
     const auto& w_qkv = named.at("w_qkv");
@@ -171,12 +178,14 @@ class AttentionBlockFamily final : public KernelFamily {
                        {"v", s.tokens() * s.kv_heads * s.head_dim},
                        {"lse", s.tokens() * s.heads, Precision::fp32},
                        {"scale", 1, Precision::fp32, {1.0 / std::sqrt(static_cast<double>(s.head_dim))}},
-                       {"alpha_beta", 2, std::nullopt, {1.0, 1.0}}};
+                       {"alpha_beta", 2, std::nullopt, {1.0, 1.0}},
+                       // What a GEMM epilogue that reads no c gets for it: its own one element, as a
+                       // Vulkan call takes no tensor twice.
+                       {"unread_c", 1}};
     c.stages = {
         {"gemm",
          {{"m", s.tokens()}, {"n", s.qkv_width()}, {"k", s.hidden}, {"b_layout", 0}, {"epilogue", 2}},
-         // Epilogue 2 reads no c: its one-element stand-in is any tensor of the call.
-         {{"a", "x"}, {"b", "w_qkv"}, {"c", "b_qkv"}, {"bias", "b_qkv"}, {"scalars", "alpha_beta"}, {"d", "qkv"}}},
+         {{"a", "x"}, {"b", "w_qkv"}, {"c", "unread_c"}, {"bias", "b_qkv"}, {"scalars", "alpha_beta"}, {"d", "qkv"}}},
         {"split_heads",
          {{"batch", s.batch}, {"seq", s.seq}, {"heads", s.heads}, {"kv_heads", s.kv_heads}, {"head_dim", s.head_dim},
           {"rope", s.rope ? 1 : 0}},
@@ -191,7 +200,7 @@ class AttentionBlockFamily final : public KernelFamily {
         // Epilogue 5 adds the residual c = x; epilogue 2 the bias alone.
         {"gemm",
          {{"m", s.tokens()}, {"n", s.hidden}, {"k", s.attention_width()}, {"b_layout", 0}, {"epilogue", s.residual ? 5 : 2}},
-         {{"a", "q"}, {"b", "w_o"}, {"c", s.residual ? "x" : "b_o"}, {"bias", "b_o"}, {"scalars", "alpha_beta"}, {"d", "y"}}}};
+         {{"a", "q"}, {"b", "w_o"}, {"c", s.residual ? "x" : "unread_c"}, {"bias", "b_o"}, {"scalars", "alpha_beta"}, {"d", "y"}}}};
     return c;
   }
 };

@@ -20,6 +20,7 @@ namespace kk = ktune::kernels;
 
 thread_local std::string last_error;
 thread_local std::string last_choice;  // what ktune_choose and ktune_use_config hand out
+thread_local std::string last_stages;  // what ktune_stages_json hands out
 
 template <class Body>
 int guarded(Body&& body) {
@@ -228,6 +229,22 @@ int ktune_families_json(const char** json) {
     require(json, "json");
     static const std::string all = families_as_json();
     *json = all.c_str();
+  });
+}
+
+int ktune_stages_json(const char* family, const ktune_dim* dims, size_t dim_count, const char* precision,
+                      const char** json) {
+  return guarded([&] {
+    require(family, "family");
+    require(json, "json");
+    nlohmann::json out = nlohmann::json::array();
+    for (const kk::StageInfo& stage : kk::stages(family, dims_of(dims, dim_count), precision_named(precision))) {
+      nlohmann::json stage_dims = nlohmann::json::object();
+      for (const auto& [name, value] : stage.dims) stage_dims[name] = value;
+      out.push_back({{"family", stage.family}, {"dims", stage_dims}});
+    }
+    last_stages = out.dump();
+    *json = last_stages.c_str();
   });
 }
 

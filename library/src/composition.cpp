@@ -10,28 +10,22 @@ namespace ktune::library {
 using kernels::Error;
 using kernels::ErrorCode;
 
-ComposedCall::ComposedCall(Executor& executor, const KernelFamily& family, const Problem& problem,
-                           kernels::Precision precision, const Choose& choose, const Allocate& allocate) {
-  const Composition composition = *family.composition(problem);
+ComposedCall::ComposedCall(const Executor& executor, const KernelFamily& family, const Problem& problem,
+                           kernels::Precision precision)
+    : composition_(*family.composition(problem)), problem_(problem) {
   const std::vector<std::string> own = family.tensor_names(problem);
-  for (const Composition::Intermediate& intermediate : composition.intermediates) {
-    const Precision storage = intermediate.storage.value_or(problem.precision);
-    const auto bytes = static_cast<std::size_t>(intermediate.elements * element_bytes(storage));
-    intermediates_.push_back(allocate(bytes));
-    if (!intermediate.fill.empty()) {
-      std::vector<char> host(bytes);
-      cpu::store_values(storage, intermediate.fill, host.data());
-      executor.copy_to_device(intermediates_.back(), host.data(), bytes);
-    }
-  }
   auto source_of = [&](const std::string& name) {
     if (const auto it = std::find(own.begin(), own.end(), name); it != own.end()) return static_cast<int>(it - own.begin());
-    for (std::size_t i = 0; i < composition.intermediates.size(); ++i)
-      if (composition.intermediates[i].name == name) return -1 - static_cast<int>(i);
+    for (std::size_t i = 0; i < composition_.intermediates.size(); ++i)
+      if (composition_.intermediates[i].name == name) return -1 - static_cast<int>(i);
     throw std::logic_error(family.name() + "'s composition names '" + name + "', neither a tensor nor an intermediate");
   };
-  for (const Composition::Stage& stage : composition.stages) {
+  for (const Composition::Stage& stage : composition_.stages) {
     const KernelFamily& stage_family = family_named(stage.family);
+    if (!executor.runs(stage_family))
+      throw Error(ErrorCode::unsupported, family.name() + " runs where all its stages' families do, and " +
+                                              stage.family + " has no " + executor.backend() +
+                                              " implementation in this library");
     std::vector<kernels::DimArgument> dims;
     for (const auto& [name, value] : stage.dims) dims.push_back({name, value});
     Problem stage_problem = problem_of(stage_family, dims, precision);
@@ -43,31 +37,46 @@ ComposedCall::ComposedCall(Executor& executor, const KernelFamily& family, const
         throw std::logic_error(family.name() + "'s composition gives no tensor '" + name + "' to " + stage.family);
       sources.push_back(source_of(bound->second));
     }
-    auto chosen = choose(stage_family, stage_problem);
-    stages_.push_back({&stage_family, std::move(stage_problem), std::move(chosen), std::move(sources)});
+    stages_.push_back({&stage_family, std::move(stage_problem), std::move(sources)});
   }
 }
 
-void ComposedCall::launch(std::span<void* const> tensors, void* stream) const {
+void ComposedCall::allocate(Executor& executor, const Allocate& allocate) {
+  bool filled = false;
+  for (const Composition::Intermediate& intermediate : composition_.intermediates) {
+    const Precision storage = intermediate.storage.value_or(problem_.precision);
+    const auto bytes = static_cast<std::size_t>(intermediate.elements * element_bytes(storage));
+    intermediates_.push_back(allocate(bytes));
+    if (!intermediate.fill.empty()) {
+      std::vector<char> host(bytes);
+      cpu::store_values(storage, intermediate.fill, host.data());
+      executor.copy_to_device(intermediates_.back(), host.data(), bytes);
+      filled = true;
+    }
+  }
+  if (filled) executor.synchronize();
+}
+
+void ComposedCall::launch(std::span<void* const> tensors, void* stream, const Choose& choose) const {
+  std::lock_guard lock(launching_);
   std::vector<void*> ordered;
   for (const Stage& stage : stages_) {
     ordered.clear();
     for (const int source : stage.sources)
       ordered.push_back(source >= 0 ? tensors[static_cast<std::size_t>(source)]
                                     : intermediates_[static_cast<std::size_t>(-1 - source)]);
-    stage.chosen->launch(ordered, stream);
+    choose(*stage.family, stage.problem)->launch(ordered, stream);
   }
 }
 
-kernels::ConfigChoice ComposedCall::choice() const {
-  kernels::ConfigChoice composed{"composed", "stages", "", "", 0, ""};
+kernels::ConfigChoice ComposedCall::choice(const Choose& choose) const {
+  kernels::ConfigChoice composed{"composed", "stages", "", "{}", 0, ""};
   for (const Stage& stage : stages_) {
-    const kernels::ConfigChoice& part = stage.chosen->choice;
+    const kernels::ConfigChoice part = choose(*stage.family, stage.problem)->choice;
     const std::string separator = composed.config.empty() ? "" : "; ";
     composed.config += separator + stage.family->name() + " (" + part.source + "): " + part.config;
     composed.tuned_shape += separator + stage.family->name() + ": " + (part.tuned_shape.empty() ? "-" : part.tuned_shape);
   }
-  composed.config_json = "{}";
   return composed;
 }
 

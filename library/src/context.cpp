@@ -47,6 +47,7 @@ struct Context::Impl {
   // Calls of composed families (attention_block) made ready, per problem and stream: two streams
   // running the same call at once must not share its intermediates.
   std::map<std::pair<std::string, void*>, std::shared_ptr<library::ComposedCall>> composed;
+  std::map<std::string, std::shared_ptr<library::ComposedCall>> composed_first;  // per problem, its first
 
   static std::string key_of(const Problem& problem) { return problem.family + ";" + problem.key(); }
 
@@ -80,23 +81,35 @@ struct Context::Impl {
     return given;
   }
 
+  library::ComposedCall::Choose stage_choice() {
+    return [this](const KernelFamily& stage, const Problem& stage_problem) { return choice(stage, stage_problem); };
+  }
+
+  // The call of a composed family made ready on `stream`: its intermediates are allocated at its
+  // first call there. A stream being captured into a graph may not allocate, so a captured call
+  // takes the intermediates of the problem's first call (a warm-up before the capture).
   std::shared_ptr<library::ComposedCall> composed_call(const KernelFamily& family, const Problem& problem,
-                                                      Precision precision, void* stream) {
+                                                       Precision precision, void* stream) {
     const auto key = std::make_pair(key_of(problem), stream);
     {
       std::lock_guard lock(mutex);
       if (auto found = composed.find(key); found != composed.end()) return found->second;
+      if (executor->capturing(stream)) {
+        if (auto first = composed_first.find(key.first); first != composed_first.end()) return first->second;
+        throw Error(ErrorCode::unsupported,
+                    family.name() + " allocates its intermediates at its first call on a stream, which a graph "
+                                    "capture forbids: call it once on this device before capturing (a warm-up)");
+      }
     }
-    auto made = std::make_shared<library::ComposedCall>(
-        *executor, family, problem, precision,
-        [this](const KernelFamily& stage, const Problem& stage_problem) { return choice(stage, stage_problem); },
-        [this](std::size_t bytes) {
-          void* memory = executor->allocate(bytes);
-          std::lock_guard lock(mutex);
-          allocations.insert(memory);
-          return memory;
-        });
+    auto made = std::make_shared<library::ComposedCall>(*executor, family, problem, precision);
+    made->allocate(*executor, [this](std::size_t bytes) {
+      void* memory = executor->allocate(bytes);
+      std::lock_guard lock(mutex);
+      allocations.insert(memory);
+      return memory;
+    });
     std::lock_guard lock(mutex);
+    composed_first.emplace(key.first, made);
     return composed.emplace(key, std::move(made)).first->second;
   }
 
@@ -238,7 +251,7 @@ void Context::run(std::string_view family_name, const std::vector<TensorArgument
     const Problem problem = library::problem_of(family, dims, precision);
     const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
     if (family.composition(problem)) {
-      impl_->composed_call(family, problem, precision, stream)->launch(ordered, stream);
+      impl_->composed_call(family, problem, precision, stream)->launch(ordered, stream, impl_->stage_choice());
       return;
     }
     const std::shared_ptr<library::ChosenConfig> chosen = impl_->choice(family, problem);
@@ -250,7 +263,8 @@ ConfigChoice Context::choose(std::string_view family_name, const std::vector<Dim
   return library::guarded([&] {
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
-    if (family.composition(problem)) return impl_->composed_call(family, problem, precision, nullptr)->choice();
+    if (family.composition(problem))  // the stages' choices; nothing allocated
+      return library::ComposedCall(*impl_->executor, family, problem, precision).choice(impl_->stage_choice());
     return impl_->choice(family, problem)->choice;
   });
 }

@@ -66,6 +66,12 @@ class CudaExecutor final : public GpuExecutor {
 
   const DeviceInfo& device() const override { return info_; }
   bool runs(const KernelFamily& family) const override { return family.cuda_source() != nullptr; }
+  bool capturing(void* stream) const override {
+    current();
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    const CUresult asked = CudaDriver::get().cuStreamIsCapturing(static_cast<CUstream>(stream), &status);
+    return asked != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
 
   void* allocate(std::size_t bytes) override {
     current();

@@ -36,6 +36,12 @@ class Executor {
   virtual std::string backend() const { return device().backend; }
   // True when this backend runs `family` in this build.
   virtual bool runs(const KernelFamily& family) const = 0;
+  // Whether launches on `stream` are being captured into a graph now (CUDA or HIP graphs): they
+  // may then allocate nothing. An error asking counts as capturing.
+  virtual bool capturing(void* stream) const {
+    (void)stream;
+    return false;
+  }
 
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void release(void* memory) = 0;

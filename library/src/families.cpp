@@ -3,6 +3,8 @@
 #include "ktune/kernels.hpp"
 #include "ktune/embedded/library_spaces.hpp"
 #include "kernels/family.hpp"
+#include "library/src/call_arguments.hpp"
+#include "library/src/guarded.hpp"
 #include "tuner/core/precision.hpp"
 
 #include <algorithm>
@@ -78,6 +80,17 @@ std::vector<FamilyInfo> families() {
     out.push_back(std::move(info));
   }
   return out;
+}
+
+std::vector<StageInfo> stages(std::string_view family_name, const std::vector<DimArgument>& dims, Precision precision) {
+  return library::guarded([&] {
+    const KernelFamily& family = library::family_named(family_name);
+    std::vector<StageInfo> out;
+    if (const auto composition = family.composition(library::problem_of(family, dims, precision)))
+      for (const Composition::Stage& stage : composition->stages)
+        out.push_back({stage.family, {stage.dims.begin(), stage.dims.end()}});
+    return out;
+  });
 }
 
 }  // namespace ktune::kernels

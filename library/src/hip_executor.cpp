@@ -49,6 +49,12 @@ class HipExecutor final : public GpuExecutor {
 
   const DeviceInfo& device() const override { return info_; }
   bool runs(const KernelFamily& family) const override { return family.cuda_source() != nullptr; }
+  bool capturing(void* stream) const override {
+    current();
+    hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
+    const hipError_t asked = HipLibrary::device_runtime().hipStreamIsCapturing(static_cast<hipStream_t>(stream), &status);
+    return asked != hipSuccess || status != hipStreamCaptureStatusNone;
+  }
 
   void* allocate(std::size_t bytes) override {
     current();

@@ -77,6 +77,8 @@ def _declare(lib):
         "ktune_use_config": (ctypes.c_int, [c_ctx, ctypes.c_char_p, ctypes.POINTER(_Dim), ctypes.c_size_t,
                                             ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]),
         "ktune_families_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p)]),
+        "ktune_stages_json": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_Dim), ctypes.c_size_t, ctypes.c_char_p,
+                                             ctypes.POINTER(ctypes.c_char_p)]),
         "ktune_last_error": (ctypes.c_char_p, []),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -130,6 +132,15 @@ def families():
     """Every family of the library: name, summary, tensors, dims, precisions and backends."""
     out = ctypes.c_char_p()
     _check(library().ktune_families_json(ctypes.byref(out)))
+    return json.loads(out.value.decode())
+
+
+def stages(family, dims, precision):
+    """The stages a call of a composed family (attention_block) at these dims runs: [{"family", "dims"}],
+    empty for a family with kernels of its own."""
+    out = ctypes.c_char_p()
+    dim_array, dim_count = _dims(dims)
+    _check(library().ktune_stages_json(family.encode(), dim_array, dim_count, precision.encode(), ctypes.byref(out)))
     return json.loads(out.value.decode())
 
 

@@ -130,6 +130,8 @@ def tune(calls=None, *, family=None, dims=None, precision="bf16", backend="cuda"
                 use_database(db)
         context = _native.shared_context(call["backend"], call.get("device", 0))
         _resolved.pop(_key(context, call["family"], call["dims"], call["precision"]), None)
+        for stage in _native.stages(call["family"], call["dims"], call["precision"]):  # a composed call's
+            _resolved.pop(_key(context, stage["family"], stage["dims"], call["precision"]), None)
         choices.append(resolve(context, call["family"], call["dims"], call["precision"], tune_missing=False))
     return choices
 
@@ -188,12 +190,19 @@ def resolve(context, family, dims, precision, tune_missing=True):
     (context, family, shape, precision) is resolved once, successful or not: a config this
     library cannot run (on CUDA and HIP it runs only the binaries compiled into it, so a config
     tuned after it was built is one), a failed tune or a missing `ktune` warns once and leaves the
-    library's own choice. Returns the library's choice, or None."""
+    library's own choice. A composed family's stages are resolved instead, each as its own call.
+    Returns the library's choice, or None."""
     if not _settings["db"]:
         return None
     key = _key(context, family, dims, precision)
     if key in _resolved:  # the common case, without the lock
         return _resolved[key]
+    stages = _native.stages(family, dims, precision)
+    if stages:  # a composed family (attention_block): each stage resolved (and tuned) as its own call
+        for stage in stages:
+            resolve(context, stage["family"], stage["dims"], precision, tune_missing)
+        _resolved[key] = None
+        return None
     with _lock:
         if key in _resolved:
             return _resolved[key]

@@ -15,14 +15,16 @@ STAGES = ["gemm", "split_heads", "flash_attention", "merge_heads", "gemm"]
 class AttentionBlock(harness.KtuneTestCase):
     def test_list_names_its_stages(self):
         kernels = {k["kernel"]: k for k in self.ktune_json("list")["kernels"]}
-        self.assertEqual(kernels["attention_block"]["stages"], STAGES)
+        self.assertEqual(kernels["attention_block"]["stage_families"], ["gemm", "split_heads", "flash_attention",
+                                                                         "merge_heads"])
         self.assertEqual(kernels["attention_block"]["backends"], [])  # no kernel of its own
-        self.assertNotIn("stages", kernels["gemm"])
+        self.assertNotIn("stage_families", kernels["gemm"])
         text = self.ktune("list", check=0).stdout
-        self.assertIn("its stages': gemm, split_heads, flash_attention, merge_heads, gemm", text)
+        self.assertIn("those of its stages' families: gemm, split_heads, flash_attention, merge_heads", text)
 
     def test_tune_tunes_every_stage_at_its_own_problem(self):
-        document = self.ktune_json("tune", "-k", "attention_block", "-b", "cpu", "--shape", SHAPE,
+        db = os.path.join(self.dir, "block.db")
+        document = self.ktune_json("tune", "-k", "attention_block", "-b", "cpu", "--shape", SHAPE, "--db", db,
                                    "--precision", "bf16", "--strategy", "random", "--budget", "3",
                                    "--max-seconds-per-config", "0.01", "--export-dir", "tuned")
         results = document["results"]
@@ -37,6 +39,9 @@ class AttentionBlock(harness.KtuneTestCase):
         self.assertEqual((dims[4]["m"], dims[4]["n"], dims[4]["k"], dims[4]["epilogue"]), (74, 70, 128, 5))
         for family in set(STAGES):
             self.assertTrue(os.path.exists(os.path.join(self.dir, "tuned", "cpu", family + ".json")), family)
+        # Exporting the composed family writes its stages' families' tables (what its calls read).
+        exported = self.ktune_json("export", "-k", "attention_block", "-b", "cpu", "--db", db, "-o", "exported")
+        self.assertEqual(sorted(e["kernel"] for e in exported["exported"]), sorted(set(STAGES)))
         text = self.ktune("tune", "-k", "attention_block", "-b", "cpu", "--shape", SHAPE, "--precision", "bf16",
                           "--strategy", "random", "--budget", "2", "--max-seconds-per-config", "0.01", "--no-export",
                           check=0).stdout
@@ -50,6 +55,13 @@ class AttentionBlock(harness.KtuneTestCase):
         result = self.ktune("tune", "-k", "attention_block", "-b", "cpu", "--shape",
                             "batch=1,seq=8,hidden=64,heads=2,head_dim=33", "--budget", "1", check=2)
         self.assertIn("head_dim must be even", result.stderr)
+        # One space file cannot serve five stages of four families.
+        space = os.path.join(self.dir, "gemm.cpu.json")
+        with open(space, "w") as f:
+            f.write(open(os.path.join(harness.ARGS.source_dir, "search_spaces", "gemm.cpu.json")).read())
+        result = self.ktune("tune", "-k", "attention_block", "-b", "cpu", "--shape", SHAPE, "--space", space,
+                            "--budget", "1", check=2)
+        self.assertIn("tune a stage's family with --space instead", result.stderr)
 
 
 if __name__ == "__main__":

@@ -399,6 +399,32 @@ class Tuning(unittest.TestCase):
             second = self.run_python(code, {"KTUNE_DB": db, "KTUNE_AUTOTUNE": "1", "KTUNE_BIN": refusing})
             self.assertEqual(second["choice"]["config"], first["choice"]["config"])
 
+    def test_a_composed_call_tunes_and_takes_its_stages_configs(self):
+        # attention_block on first use: each of its stages is tuned as its own call, and the composed
+        # call runs the stages' tuned configs (what choose() lists for it).
+        with tempfile.TemporaryDirectory() as scratch:
+            db = os.path.join(scratch, "block.db")
+            code = ("import json, torch, ktune\n"
+                    "dims = {'batch': 1, 'seq': 9, 'hidden': 24, 'heads': 2, 'kv_heads': 1, 'head_dim': 8,"
+                    " 'causal': 1, 'rope': 0, 'residual': 1}\n"
+                    "stages = ktune._native.stages('attention_block', dims, 'fp32')\n"
+                    "x = torch.randn(1, 9, 24); wqkv = torch.randn(32, 24) * 0.2; wo = torch.randn(24, 16) * 0.2\n"
+                    "y = ktune.attention_block(x, wqkv, None, wo, None, 2, 1, True, None, None, True)\n"
+                    "want = ktune.formulas.REFERENCES['attention_block'](x, wqkv, None, wo, None, 2, 1, True, None,"
+                    " None, True)\n"
+                    "assert float((y - want).abs().max()) < 1e-4\n"
+                    "context = ktune.shared_context('cpu')\n"
+                    "print(json.dumps({'stages': stages, 'block': context.choose('attention_block', dims, 'fp32'),"
+                    " 'each': [context.choose(s['family'], s['dims'], 'fp32') for s in stages]}))\n")
+            run = self.run_python(code, {"KTUNE_DB": db, "KTUNE_AUTOTUNE": "1", "KTUNE_AUTOTUNE_SECONDS": "1",
+                                         "KTUNE_BIN": ARGS.ktune})
+            self.assertEqual([s["family"] for s in run["stages"]],
+                             ["gemm", "split_heads", "flash_attention", "merge_heads", "gemm"])
+            self.assertEqual(run["stages"][2]["dims"]["seq_q"], 9)
+            self.assertEqual([c["source"] for c in run["each"]], ["given"] * 5)
+            self.assertEqual(run["block"]["source"], "composed")
+            self.assertEqual(run["block"]["description"].count("(given)"), 5, run["block"]["description"])
+
 
 class PipInstall(unittest.TestCase):
     def test_pip_install_into_a_virtual_environment(self):

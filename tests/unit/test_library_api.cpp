@@ -155,6 +155,45 @@ TEST(LibraryApi, AttentionBlockRunsItsStagesInOneCall) {
   EXPECT_NE(std::find(block->backends.begin(), block->backends.end(), kk::Backend::cpu), block->backends.end());
   EXPECT_EQ(std::find(block->backends.begin(), block->backends.end(), kk::Backend::vulkan), block->backends.end())
       << "split_heads has no Vulkan shader, so neither has the block";
+  const std::vector<kk::StageInfo> stages =
+      kk::stages("attention_block", {{"batch", 1}, {"seq", 9}, {"hidden", 24}, {"heads", 2}, {"head_dim", 8}},
+                 kk::Precision::fp32);
+  ASSERT_EQ(stages.size(), 5u);
+  EXPECT_EQ(stages[2].family, "flash_attention");
+  EXPECT_TRUE(kk::stages("rmsnorm", {{"rows", 2}, {"cols", 3}}, kk::Precision::fp32).empty());
+  {  // A config given to a stage's problem reaches the composed call made before it.
+    kk::Context later(kk::Backend::cpu);
+    const std::vector<kk::DimArgument> dims{{"batch", 1}, {"seq", 9}, {"hidden", 24}, {"heads", 2}, {"head_dim", 8}};
+    expect_cpu_call_matches_reference(later, "attention_block", dims, kk::Precision::fp32, "y");
+    const kk::StageInfo& split = stages[1];
+    std::vector<kk::DimArgument> split_dims;
+    for (const auto& [name, value] : split.dims) split_dims.push_back({name, value});
+    const kk::ConfigChoice own = later.choose(split.family, split_dims, kk::Precision::fp32);
+    EXPECT_EQ(later.use_config(split.family, split_dims, kk::Precision::fp32, own.config_json).source, "given");
+    EXPECT_NE(later.choose("attention_block", dims, kk::Precision::fp32).config.find("split_heads (given)"),
+              std::string::npos);
+    expect_cpu_call_matches_reference(later, "attention_block", dims, kk::Precision::fp32, "y");
+  }
+  const auto available = kk::Context::available();
+  if (std::find(available.begin(), available.end(), kk::Backend::vulkan) == available.end()) return;
+  kk::Context vulkan(kk::Backend::vulkan);  // lavapipe: the block's call names the stage that cannot run
+  const std::vector<kk::DimArgument> dims{{"batch", 1}, {"seq", 9}, {"hidden", 24}, {"heads", 2}, {"head_dim", 8}};
+  std::vector<void*> memory;
+  std::vector<kk::TensorArgument> tensors;
+  for (const char* name : {"x", "w_qkv", "b_qkv", "cos", "sin", "w_o", "b_o", "y"}) {
+    memory.push_back(vulkan.allocate(vulkan.tensor_bytes("attention_block", name, dims, kk::Precision::fp32)));
+    tensors.push_back({name, memory.back()});
+  }
+  try {
+    vulkan.run("attention_block", tensors, dims, kk::Precision::fp32);
+    ADD_FAILURE() << "attention_block ran on Vulkan, where split_heads has no shader";
+  } catch (const kk::Error& e) {
+    EXPECT_EQ(e.code(), kk::ErrorCode::unsupported);
+    EXPECT_NE(std::string(e.what()).find("attention_block runs where all its stages' families do, and split_heads has "
+                                         "no vulkan implementation"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(LibraryApi, FlashAttentionBackwardGivesEveryGradient) {

@@ -94,7 +94,12 @@ int run_export(const ExportOptions& given, const CommonOptions& common) {
     t1_space = load_t1_space(options.t1_spec);
   }
   // Names first: they need no database. A backend need not be built here to export its results.
-  for (const auto& kernel : options.kernels) find_family(kernel);
+  // A composed family (attention_block) has no table of its own: its calls read its stages'.
+  std::vector<std::string> asked;
+  for (const auto& kernel : options.kernels)
+    for (const std::string& name : table_families(find_family(kernel)))
+      if (std::find(asked.begin(), asked.end(), name) == asked.end()) asked.push_back(name);
+  options.kernels = asked;
   const auto backends = known_backend_names();
   if (std::find(backends.begin(), backends.end(), options.backend) == backends.end())
     throw InputError("unknown backend '" + options.backend + "'; valid backends: " + join_names(backends));

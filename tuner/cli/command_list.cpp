@@ -1,7 +1,6 @@
 // `ktune list`: the kernel families, their dims, precisions and backends.
 #include <filesystem>
 #include <iostream>
-#include <map>
 
 #include "kernels/family.hpp"
 #include "tuner/backends/registry.hpp"
@@ -41,14 +40,9 @@ void register_list(CLI::App& app, CommonOptions& common, Action& action) {
         nlohmann::json entry{{"kernel", family->name()}, {"summary", family->summary()}, {"dims", dims},
                              {"precisions", precisions}, {"backends", backends},
                              {"memory_bound", family->memory_bound()}};
-        // A composed family runs (and is tuned as) its stages' kernels, at its default dims' problems.
-        std::map<std::string, std::int64_t> defaults;
-        for (const auto& dim : family->dims()) defaults[dim.name] = dim.default_value;
-        if (const auto composition = family->composition(family->make_problem(defaults, family->precisions().front()))) {
-          nlohmann::json stages = nlohmann::json::array();
-          for (const auto& stage : composition->stages) stages.push_back(stage.family);
-          entry["stages"] = stages;
-        }
+        // A composed family runs (and is tuned as) its stages' kernels.
+        if (const auto stages = table_families(*family); stages != std::vector<std::string>{family->name()})
+          entry["stage_families"] = stages;
         families.push_back(std::move(entry));
       }
       if (common.json) {
@@ -64,10 +58,11 @@ void register_list(CLI::App& app, CommonOptions& common, Action& action) {
         for (const auto& p : family["precisions"]) std::cout << p.get<std::string>() << " ";
         std::cout << "\n  backends:   ";
         for (const auto& b : family["backends"]) std::cout << b["backend"].get<std::string>() << " ";
-        if (family.contains("stages")) {
-          std::cout << "(its stages': ";
-          for (const auto& stage : family["stages"]) std::cout << (&stage == &family["stages"].front() ? "" : ", ") << stage.get<std::string>();
-          std::cout << "; `tune` tunes each at its own problem)";
+        if (family.contains("stage_families")) {
+          std::cout << "those of its stages' families: ";
+          for (const auto& stage : family["stage_families"])
+            std::cout << (&stage == &family["stage_families"].front() ? "" : ", ") << stage.get<std::string>();
+          std::cout << " (`tune` tunes each stage at its own problem)";
         }
         std::cout << "\n";
       }

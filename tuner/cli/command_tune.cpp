@@ -349,6 +349,11 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   if (!options.t1_spec.empty() && (!options.shapes.empty() || !options.shapes_file.empty()))
     throw InputError("--t1 tunes the spec's ProblemSize; leave out --shape and --shapes (edit the spec's ProblemSize)");
   const std::vector<TuneJob> jobs = plan_jobs(options, kernels, precision, backend);
+  if (!options.space_file.empty())
+    for (const TuneJob& job : jobs)
+      if (job.stages)
+        throw InputError("--space gives one family's space, and " + job.composed +
+                         " is tuned as its stages' families: tune a stage's family with --space instead");
   request.strategy = options.strategy;
   request.budget = options.budget;
   request.time_limit_s = options.time_limit;

@@ -74,6 +74,12 @@ int ktune_use_config(ktune_context* context, const char* family, const ktune_dim
  * *json stays valid while the library is loaded. */
 int ktune_families_json(const char** json);
 
+/* The stages a call of `family` at these dims runs, in order, as JSON: [{"family", "dims": {name:
+ * value}}], empty for a family with kernels of its own (kernels::stages in kernels.hpp). *json stays
+ * valid until this thread's next call of ktune_stages_json. */
+int ktune_stages_json(const char* family, const ktune_dim* dims, size_t dim_count, const char* precision,
+                      const char** json);
+
 /* The message of this thread's last failed call ("" when none). */
 const char* ktune_last_error(void);
 

@@ -29,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ktune::kernels {
@@ -92,6 +93,17 @@ struct FamilyInfo {
 
 // Every family of this library.
 std::vector<FamilyInfo> families();
+
+// One stage of a composed family's call (attention_block runs gemm, split_heads, flash_attention,
+// merge_heads, gemm): the family it calls and that call's dims, at the composed call's precision.
+struct StageInfo {
+  std::string family;
+  std::vector<std::pair<std::string, std::int64_t>> dims;
+};
+// The stages a call of `family` at these dims runs, in order; empty for a family with kernels of
+// its own. A composed call takes each stage's config as a call of that stage would (tables, or
+// Context::use_config on the stage's family and dims).
+std::vector<StageInfo> stages(std::string_view family, const std::vector<DimArgument>& dims, Precision precision);
 
 // The config a call runs with, and where it came from.
 struct ConfigChoice {
