@@ -41,6 +41,10 @@ class MergeHeadsFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/merge_heads/merge_heads.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

@@ -86,6 +86,10 @@ class SplitHeadsFamily final : public KernelFamily {
                                       .portable = true};
     return &source;
   }
+  const VulkanShader* vulkan_shader() const override {
+    static constexpr VulkanShader shader{.file = "kernels/split_heads/split_heads.comp"};
+    return &shader;
+  }
 };
 
 }  // namespace

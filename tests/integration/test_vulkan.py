@@ -11,13 +11,16 @@ import sqlite3
 
 import harness
 
-# The families with Vulkan shaders: every memory-bound one, GEMM, flash attention and layernorm_linear.
+# The families with Vulkan shaders: every memory-bound one but the serving ones, GEMM, flash attention,
+# layernorm_linear, and the attention block's split_heads and merge_heads.
 REQUIRED = {"rmsnorm", "layernorm", "residual_layernorm", "rmsnorm_rope", "softmax", "softmax_dropout", "instance_norm",
-            "swiglu", "geglu", "copy", "gemm", "flash_attention", "layernorm_linear"}
+            "swiglu", "geglu", "copy", "gemm", "flash_attention", "layernorm_linear", "split_heads", "merge_heads"}
 # Odd sizes: no dim is a multiple of any tile or vector width.
 SHAPES = {"rmsnorm_rope": "rows=5,heads=3,head_dim=66", "copy": "n=10007", "gemm": "m=67,n=45,k=83",
           "instance_norm": "batch=2,channels=3,height=17,width=19", "layernorm_linear": "m=67,n=45,k=83",
-          "flash_attention": "batch=1,heads=4,kv_heads=2,seq_q=37,seq_kv=53,head_dim=64"}
+          "flash_attention": "batch=1,heads=4,kv_heads=2,seq_q=37,seq_kv=53,head_dim=64",
+          "split_heads": "batch=2,seq=37,heads=6,kv_heads=2,head_dim=130,rope=1",
+          "merge_heads": "batch=2,heads=6,seq=37,head_dim=130"}
 # Little time per config: lavapipe runs on the CI machine's two cores; speed is not asserted here.
 # (No --max-noise: given, it is also a bound, and lavapipe's timings on a busy machine never settle.)
 FAST = ["--min-samples", "3", "--max-seconds-per-config", "0.02"]
