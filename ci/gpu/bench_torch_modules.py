@@ -25,12 +25,14 @@ from .baseline_families import timed
 DTYPE = torch.bfloat16
 
 
-def routes(pytorch_fn, ktune_fn):
-    """Each route's median ns, or its error."""
+def routes(pytorch_fn, ktune_fn, compile_too=True):
+    """Each route's median ns, or its error (torch.compile's only when compile_too)."""
     out = {}
     for name, make in (("eager", lambda: pytorch_fn), ("eager_graph", lambda: graphed(pytorch_fn)),
                        ("compiled", lambda: torch.compile(pytorch_fn)), ("ktune", lambda: ktune_fn),
                        ("ktune_graph", lambda: graphed(ktune_fn))):
+        if name == "compiled" and not compile_too:
+            continue
         try:
             with torch.no_grad():
                 out[f"{name}_ns"] = timed(make(), samples=30, flush_l2=False)

@@ -9,7 +9,7 @@ from .context import Context
 
 PHASES = ["check", "bench", "suite", "all", "dashboard", "spaces", "t1", "gemm", "attention", "scaling", "vulkan",
           "kernel_tuner", "busy", "instance_norm", "stop", "linear_residual",
-          "layernorm_linear", "ffn", "torch", "torch_tune", "serving"]
+          "layernorm_linear", "ffn", "torch", "torch_tune", "serving", "attention_block"]
 USAGE = "usage: ci/gpu-check " + "|".join(PHASES) + " [SECONDS]"
 # Each phase's module (phase_<name>.py) has run(context) and plan(context); `all` runs three.
 RUNS = {"all": ["check", "bench", "suite"]}

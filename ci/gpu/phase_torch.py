@@ -24,8 +24,8 @@ def environment(context):
     return {**os.environ, "KTUNE_LIBRARY": library(context), "PYTHONPATH": os.path.join(context.root, "python")}
 
 
-def table(document):
-    lines = [f"ktune's modules against PyTorch on {document['device']} (torch {document['torch']}), bf16, median us", "",
+def table(document, what="ktune's modules against PyTorch"):
+    lines = [f"{what} on {document['device']} (torch {document['torch']}), bf16, median us", "",
              "| case | eager | eager, CUDA graph | torch.compile | ktune | ktune, CUDA graph | best PyTorch / ktune "
              "(graph vs graph) | relative L2 |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]

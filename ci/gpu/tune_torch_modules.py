@@ -1,8 +1,9 @@
 """The tuned tables ktune's PyTorch modules need on this card, for `ci/gpu-check torch_tune
 [SECONDS]`: each module of ci/gpu/bench_torch_modules.py and its decoder block run once under
-ktune.recording(); every recorded call (family, dims, precision) is tuned with `ktune tune` for at
-most SECONDS into DB; then `ktune export -b cuda` of the recorded families writes OUT_DIR (cuda/
-<family>.json tables and headers). Those tables, copied into the repository's tuned/ and compiled
+ktune.recording() (with KTUNE_TORCH_TUNE_BLOCKS=1, also ci/gpu/bench_attention_block.py's
+blocks); every recorded call (family, dims, precision) is tuned with `ktune tune` for at most
+SECONDS into DB (a composed call, attention_block, as its stages); then `ktune export -b cuda` of
+the recorded families writes OUT_DIR (cuda/<family>.json tables and headers). Those tables, copied into the repository's tuned/ and compiled
 into the library (ci/build-gpu-bundle), are what a later `ci/gpu-check torch` runs: on CUDA the
 library runs only variants compiled into it.
 Usage: python3 -m ci.gpu.tune_torch_modules SECONDS DB OUT_DIR [--quick]
@@ -25,6 +26,12 @@ def recorded_calls(quick):
             ktune_fn()
         weights = DecoderWeights(batch=2 if quick else 8)
         ktune_block(torch.randn(weights.batch, weights.seq, 4096, device="cuda", dtype=DTYPE), weights)
+        if os.environ.get("KTUNE_TORCH_TUNE_BLOCKS") == "1":  # the attention_block phase's calls too
+            from .bench_attention_block import SHAPES, gqa_case, mha_case, split
+            for shape in os.environ.get("KTUNE_BLOCK_SHAPES", SHAPES).split():
+                tokens, hidden = (int(v) for v in shape.split("x"))
+                for make in (mha_case, gqa_case):
+                    make(*split(tokens), hidden)[1]()
         torch.cuda.synchronize()
     return calls
 
