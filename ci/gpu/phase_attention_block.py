@@ -5,29 +5,14 @@ RoPE, causal), eager, from a CUDA graph and under torch.compile, at tokens x hid
 KTUNE_BLOCK_SHAPES (ci/gpu/bench_attention_block.py), with the library at $KTUNE_LIBRARY (as the
 torch phase). The library runs the configs compiled into it: run `torch_tune` first and rebuild
 with its tables to measure tuned stages. Writes attention_block.json and attention_block-table.md."""
-import json
-import subprocess
-import sys
-
-from .phase_torch import environment, library, table
+from .phase_torch import bench, library
 
 
 def run(context):
     print(f"== attention_block: ktune.attention_block against PyTorch's blocks with {library(context)}", flush=True)
-    bench = subprocess.run([sys.executable, "-m", "ci.gpu.bench_attention_block"], stdout=subprocess.PIPE, text=True,
-                           env=environment(context), cwd=context.root)
-    if bench.returncode != 0:
-        print(f"bench_attention_block exited {bench.returncode}", flush=True)
-        context.fail()
-        return
-    document = json.loads(bench.stdout)
-    with open(context.out("attention_block.json"), "w") as f:
-        json.dump(document, f, indent=1)
-    text = table(document, "ktune.attention_block against PyTorch's attention blocks (mha: nn.MultiheadAttention + "
-                           "residual; gqa: QKV, RoPE, causal SDPA over grouped-query heads, output projection + residual)")
-    with open(context.out("attention_block-table.md"), "w") as f:
-        f.write(text)
-    print(text, flush=True)
+    bench(context, "bench_attention_block", "attention_block",
+          "ktune.attention_block against PyTorch's attention blocks (mha: nn.MultiheadAttention + residual; gqa: "
+          "QKV, RoPE, causal SDPA over grouped-query heads, output projection + residual)")
 
 
 def plan(context):

@@ -24,7 +24,7 @@ def environment(context):
     return {**os.environ, "KTUNE_LIBRARY": library(context), "PYTHONPATH": os.path.join(context.root, "python")}
 
 
-def table(document, what="ktune's modules against PyTorch"):
+def table(document, what):
     lines = [f"{what} on {document['device']} (torch {document['torch']}), bf16, median us", "",
              "| case | eager | eager, CUDA graph | torch.compile | ktune | ktune, CUDA graph | best PyTorch / ktune "
              "(graph vs graph) | relative L2 |",
@@ -56,17 +56,23 @@ def run(context):
         return
     print("== torch: modules and a decoder block against PyTorch", flush=True)
     args = ["--quick"] if context.environ.get("KTUNE_TORCH_QUICK") == "1" else []
-    bench = subprocess.run([sys.executable, "-m", "ci.gpu.bench_torch_modules", *args], stdout=subprocess.PIPE,
-                           text=True, env=env, cwd=context.root)
-    if bench.returncode != 0:
-        print(f"bench_torch_modules exited {bench.returncode}", flush=True)
+    bench(context, "bench_torch_modules", "torch", "ktune's modules against PyTorch", args)
+
+
+def bench(context, module, name, what, args=()):
+    """Runs ci/gpu/<module>.py (one JSON document of routes per case on stdout) with the package's
+    environment; writes <name>.json and <name>-table.md."""
+    result = subprocess.run([sys.executable, "-m", f"ci.gpu.{module}", *args], stdout=subprocess.PIPE, text=True,
+                            env=environment(context), cwd=context.root)
+    if result.returncode != 0:
+        print(f"{module} exited {result.returncode}", flush=True)
         context.fail()
         return
-    document = json.loads(bench.stdout)
-    with open(context.out("torch.json"), "w") as f:
+    document = json.loads(result.stdout)
+    with open(context.out(f"{name}.json"), "w") as f:
         json.dump(document, f, indent=1)
-    text = table(document)
-    with open(context.out("torch-table.md"), "w") as f:
+    text = table(document, what)
+    with open(context.out(f"{name}-table.md"), "w") as f:
         f.write(text)
     print(text, flush=True)
 

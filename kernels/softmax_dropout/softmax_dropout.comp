@@ -11,8 +11,8 @@
 // repeated below), then each element is kept with probability 1 - P and scaled by
 // 1 / (1 - P), or zeroed. The same math as softmax_dropout.cu.
 //
-// The mask is the family's, bit for bit (kernels/common/philox.hpp and
-// softmax_dropout_constants.hpp: seed 0x5eed, offset 0, P = 0.1): element i = row * cols + col
+// The mask is the family's, bit for bit (kernels/common/philox.hpp; the seed and offset of the
+// call's rng tensor, P = 0.1 of softmax_dropout_constants.hpp): element i = row * cols + col
 // takes 16 bits of Philox4x32-10 group i / 8 (half i % 2 of word (i % 8) / 2, low half first)
 // and is kept iff u = bits * 2^-16 >= float(P), compared in float as the CUDA kernel's
 // threshold is derived. An invocation draws the bits of each item just before storing it: one
@@ -56,11 +56,12 @@ layout(constant_id = 6) const uint KT_DIM_COLS = 1;
 
 layout(binding = 0) restrict readonly buffer X { KT_ELEM x[]; };
 layout(binding = 0) restrict readonly buffer X4 { KT_ELEM4 x4[]; };
-layout(binding = 1) restrict writeonly buffer Y { KT_ELEM y[]; };
-layout(binding = 1) restrict writeonly buffer Y4 { KT_ELEM4 y4[]; };
+layout(binding = 1) restrict readonly buffer Rng { uint rng[]; };  // {seed, offset}
+layout(binding = 2) restrict writeonly buffer Y { KT_ELEM y[]; };
+layout(binding = 2) restrict writeonly buffer Y4 { KT_ELEM4 y4[]; };
 #ifdef KT_PACKED_16BIT
 layout(binding = 0) restrict readonly buffer X8 { uvec4 x8[]; };
-layout(binding = 1) restrict writeonly buffer Y8 { uvec4 y8[]; };
+layout(binding = 2) restrict writeonly buffer Y8 { uvec4 y8[]; };
 #endif
 
 layout(push_constant) uniform Dims {
@@ -82,7 +83,6 @@ const float NEG_INF = -3.402823466e+38;
 
 const float DROP_P = 0.1;
 const float KEPT_SCALE = 1.1111111111111112;  // 1 / (1 - P), rounded once as in the CUDA kernel
-const uint SEED_LO = 0x5eedu, SEED_HI = 0u, OFFSET_LO = 0u, OFFSET_HI = 0u;
 
 // Philox4x32-10 of counter c under key k (philox.hpp): ten rounds, the key bumped between them.
 uvec4 philox4x32_10(uvec4 c, uvec2 k) {
@@ -104,7 +104,7 @@ void dropout(uint row, uint col, inout float item[8], float scale) {
   lo = uaddCarry(lo, col, carry);
   hi += carry;
   // Group g = i / 8 as (low, high) words; j = i % 8, the first element's place in the group.
-  const uvec4 words = philox4x32_10(uvec4((lo >> 3) | (hi << 29), hi >> 3, OFFSET_LO, OFFSET_HI), uvec2(SEED_LO, SEED_HI));
+  const uvec4 words = philox4x32_10(uvec4((lo >> 3) | (hi << 29), hi >> 3, rng[1], 0u), uvec2(rng[0], 0u));
   const uint j = lo & 7u;
   [[unroll]] for (uint v = 0; v < VEC; ++v) {
     // VEC 8 starts at j = 0, VEC 4 at j = 0 or 4: j + v stays inside the group.

@@ -1,8 +1,8 @@
 // Softmax + dropout on CUDA: softmax as softmax.cu (kernels/softmax/cuda_softmax_row.cuh), then
 // each element is kept with probability 1 - P and scaled by 1 / (1 - P), or zeroed.
 // The mask is the family's (softmax_dropout.hpp, kernels/common/philox.hpp): element
-// i = row * cols + col takes 16 bits of Philox4x32-10 group i / 8 under the family's seed and
-// offset (softmax_dropout_constants.hpp, shared with the CPU code), kept iff
+// i = row * cols + col takes 16 bits of Philox4x32-10 group i / 8 under the call's seed and
+// offset (the rng tensor, read once per thread), kept iff
 // philox::keep(bits, float(P)). A thread computes the Philox groups its VEC-element items fall
 // in (VEC / 8 groups when rows and vectors start on group boundaries, else up to VEC / 8 + 1,
 // including partial ones that neighbouring threads compute as well). When is the tunable
@@ -46,14 +46,14 @@ constexpr int kSpan = (kVec + kGroup - 1 - kBaseAlign) / kGroup + 1;
 constexpr int kMaskWords = (kItems * kVec + 31) / 32;
 
 // The 16-bit random values of elements base .. base + kVec - 1 (linear indices in the output).
-__device__ __forceinline__ void dropout_bits(unsigned long long base, unsigned int (&bits)[kVec]) {
+__device__ __forceinline__ void dropout_bits(unsigned long long base, ktune::philox::U32x2 key, unsigned offset,
+                                             unsigned int (&bits)[kVec]) {
   namespace philox = ktune::philox;
-  const philox::U32x2 key = philox::key_of(ktune::kSoftmaxDropoutSeed);
   const unsigned long long first_group = base / kGroup;
   philox::U32x4 groups[kSpan];
 #pragma unroll
   for (int j = 0; j < kSpan; ++j)
-    groups[j] = philox::philox4x32_10(philox::counter_of(first_group + j, ktune::kSoftmaxDropoutOffset), key);
+    groups[j] = philox::philox4x32_10(philox::counter_of(first_group + j, offset), key);
   if constexpr (kBaseAlign == kGroup) {
     // base % 8 == 0: element v is element v % 8 of group v / 8.
 #pragma unroll
@@ -74,7 +74,8 @@ __device__ __forceinline__ void dropout_bits(unsigned long long base, unsigned i
 
 // Bit (i * kVec + v) of `mask`: whether element v of item i of this thread's share of `row` is
 // kept (KT_DRAW_EARLY=1).
-__device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kMaskWords]) {
+__device__ __forceinline__ void draw_mask(long long row, ktune::philox::U32x2 key, unsigned offset,
+                                          unsigned int (&mask)[kMaskWords]) {
 #pragma unroll
   for (int w = 0; w < kMaskWords; ++w) mask[w] = 0;
   const unsigned long long row_base = (unsigned long long)row * (unsigned long long)row_cols();
@@ -82,7 +83,7 @@ __device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kM
   for (int i = 0; i < kItems; ++i) {
     if (!item_present(i)) continue;
     unsigned int bits[kVec];
-    dropout_bits(row_base + (unsigned long long)item_column(i), bits);
+    dropout_bits(row_base + (unsigned long long)item_column(i), key, offset, bits);
 #pragma unroll
     for (int v = 0; v < kVec; ++v)
       if (bits[v] >= kKeepThreshold) mask[(i * kVec + v) / 32] |= 1u << ((i * kVec + v) % 32);
@@ -94,16 +95,19 @@ __device__ __forceinline__ void draw_mask(long long row, unsigned int (&mask)[kM
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
-    softmax_dropout_kernel(const T* __restrict__ x, T* __restrict__ out, long long rows, long long cols) {
+    softmax_dropout_kernel(const T* __restrict__ x, const int* __restrict__ rng, T* __restrict__ out, long long rows,
+                           long long cols) {
+  const ktune::philox::U32x2 key = ktune::philox::key_of(static_cast<unsigned>(rng[0]));
+  const unsigned offset = static_cast<unsigned>(rng[1]);
   Reducer reduce;
   for_each_row(rows, cols, [&](long long row, bool active) {
-    const long long offset = (active ? row : 0) * row_cols();
+    const long long start = (active ? row : 0) * row_cols();
     RowValues values;
 #if KT_DRAW_EARLY
     unsigned int mask[kMaskWords];
-    const float scale = kKeptScale * kt::softmax_row(x + offset, values, reduce, [&] { draw_mask(row, mask); });
+    const float scale = kKeptScale * kt::softmax_row(x + start, values, reduce, [&] { draw_mask(row, key, offset, mask); });
 #else
-    const float scale = kKeptScale * kt::softmax_row(x + offset, values, reduce);
+    const float scale = kKeptScale * kt::softmax_row(x + start, values, reduce);
 #endif
     if (!active) return;
 #pragma unroll
@@ -117,11 +121,12 @@ extern "C" __global__ void __launch_bounds__(KT_BLOCK_THREADS)
         item[v] = (mask[(i * kVec + v) / 32] >> ((i * kVec + v) % 32)) & 1u ? item[v] * scale : 0.f;
 #else
       unsigned int bits[kVec];
-      dropout_bits((unsigned long long)row * (unsigned long long)row_cols() + (unsigned long long)item_column(i), bits);
+      dropout_bits((unsigned long long)row * (unsigned long long)row_cols() + (unsigned long long)item_column(i), key, offset,
+                   bits);
 #pragma unroll
       for (int v = 0; v < kVec; ++v) item[v] = bits[v] >= kKeepThreshold ? item[v] * scale : 0.f;
 #endif
-      store_item(out + offset, i, item);
+      store_item(out + start, i, item);
     }
   });
 }

@@ -5,17 +5,18 @@
 // with the dropout probability P = 0.1 fixed (kSoftmaxDropoutP; not a problem dim) and keep(i)
 // drawn by Philox4x32-10 exactly as kernels/common/philox.hpp specifies: key = the seed's two
 // 32-bit halves, counter = (i / 8 as two 32-bit halves, offset as two 32-bit halves), element i
-// takes 16 bits, half i % 2 of word (i % 8) / 2, u = bits * 2^-16, keep iff u >= P. The seed (0x5eed) and offset (0)
-// are family constants, so every backend and the float64 reference draw the same mask; a seed
-// or offset of 0 cannot be a problem dim (dims are at least 1) and would otherwise become part of
-// every tuned shape.
-// Tensors (row-major): x [rows, cols] (input), out [rows, cols] (output).
+// takes 16 bits, half i % 2 of word (i % 8) / 2, u = bits * 2^-16, keep iff u >= P. The seed and
+// offset are the call's: the int32 tensor rng = {seed, offset} (each read as an unsigned 32-bit
+// value), a tensor and not dims, so a new mask per call (a training step) is a new value on the
+// device (drawn by the caller, captured in a CUDA graph like any input) and never a new tuned
+// shape. Every backend and the float64 reference draw the same mask for the same rng.
+// Tensors (row-major): x [rows, cols] (input), rng [2] (input, int32), out [rows, cols] (output).
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/family.hpp"
-// kSoftmaxDropoutP, kSoftmaxDropoutSeed, kSoftmaxDropoutOffset (shared with the CUDA kernel).
+// kSoftmaxDropoutP (shared with the CUDA kernel).
 #include "kernels/softmax_dropout/softmax_dropout_constants.hpp"
 
 namespace ktune {

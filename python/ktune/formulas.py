@@ -3,8 +3,8 @@ do not have (ktune.ops), what a module falls back to, and what the tests compare
 against. REFERENCES maps an op's name to its formula, called with the op's own arguments.
 
 The constants are the kernels' own: RMSNorm's epsilon is 1e-6 (also in rms_norm_rope), LayerNorm's
-and InstanceNorm's 1e-5; softmax_dropout drops with p = 0.1 from a fixed Philox seed, so its mask
-is the same on every call and is read off the op itself.
+and InstanceNorm's 1e-5; softmax_dropout drops with p = 0.1 under the call's Philox seed and
+offset (its rng tensor), so its formula takes the same rng and reads the mask off the op itself.
 """
 import math
 
@@ -25,19 +25,19 @@ def _rotate(x, cos, sin):
     return torch.cat((first * cos - second * sin, second * cos + first * sin), dim=-1)
 
 
-def _softmax_dropout_mask(x):
-    # The kernels' mask depends only on the element's index: read it off the op itself on zeros
-    # (an equal softmax everywhere, so only the dropped elements are 0).
+def _softmax_dropout_mask(x, rng):
+    # The kernels' mask depends only on the element's index and rng: read it off the op itself on
+    # zeros (an equal softmax everywhere, so only the dropped elements are 0).
     from .ops import softmax_dropout_op  # the op module imports this one
     uniform = torch.zeros(x.shape, dtype=torch.float32, device=x.device)
-    return (softmax_dropout_op(uniform) != 0).to(x.dtype)
+    return (softmax_dropout_op(uniform, rng.to(torch.int32)) != 0).to(x.dtype)  # rng as given, even in float64
 
 
 REFERENCES = {
     "rms_norm": lambda x, w: x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + RMS_NORM_EPS).to(x.dtype) * w,
     "layer_norm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, LAYER_NORM_EPS),
     "softmax": lambda x: torch.softmax(x, -1),
-    "softmax_dropout": lambda x: torch.softmax(x, -1) * _softmax_dropout_mask(x) / (1 - SOFTMAX_DROPOUT_P),
+    "softmax_dropout": lambda x, rng: torch.softmax(x, -1) * _softmax_dropout_mask(x, rng) / (1 - SOFTMAX_DROPOUT_P),
     "swiglu": lambda x: F.silu(x[..., : x.shape[-1] // 2]) * x[..., x.shape[-1] // 2:],
     "geglu": lambda x: F.gelu(x[..., : x.shape[-1] // 2]) * x[..., x.shape[-1] // 2:],
     "rms_norm_rope": lambda x, w, cos, sin: _rotate(REFERENCES["rms_norm"](x, w), cos, sin),

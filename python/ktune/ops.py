@@ -7,8 +7,8 @@ The kernels compute the forward pass, and attention's backward where KERNEL_BACK
 the same function from its saved inputs (torch.autograd.grad through the op's PyTorch formula):
 correct gradients, at the cost of PyTorch's speed and memory for the backward.
 
-The formulas, and the constants the kernels fix (epsilons, softmax_dropout's p and fixed mask),
-are ktune.formulas.
+The formulas, and the constants the kernels fix (epsilons, softmax_dropout's p), are
+ktune.formulas.
 """
 import math
 
@@ -97,7 +97,18 @@ def _like(x, *rest):
 rms_norm_op = _register("rms_norm(Tensor x, Tensor weight) -> Tensor", _rms_norm, _like)
 layer_norm_op = _register("layer_norm(Tensor x, Tensor weight, Tensor bias) -> Tensor", _layer_norm, _like)
 softmax_op = _register("softmax(Tensor x) -> Tensor", _row_op("softmax", "softmax"), _like)
-softmax_dropout_op = _register("softmax_dropout(Tensor x) -> Tensor", _row_op("softmax_dropout", "softmax_dropout"),
+def _softmax_dropout(x, rng):
+    rows, cols = _rows_cols("softmax_dropout", x, x.shape[-1] if x.dim() else 0)
+    if rng.dtype != torch.int32 or rng.numel() != 2:
+        raise BadArgument(f"ktune.softmax_dropout: rng must be 2 int32 values (seed, offset), got {rng.dtype} "
+                          f"{tuple(rng.shape)}")
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _dispatch.run("softmax_dropout", "softmax_dropout", {"x": x}, {"out": out}, {"rows": rows, "cols": cols},
+                  extra={"rng": rng})
+    return out
+
+
+softmax_dropout_op = _register("softmax_dropout(Tensor x, Tensor rng) -> Tensor", _softmax_dropout,
                                _like)
 swiglu_op = _register("swiglu(Tensor x) -> Tensor", _gated("swiglu", "swiglu"), _gated_meta)
 geglu_op = _register("geglu(Tensor x) -> Tensor", _gated("geglu", "geglu"), _gated_meta)
@@ -554,10 +565,15 @@ def softmax(x):
     return _call("softmax", softmax_op, x)
 
 
-def softmax_dropout(x):
-    """Softmax over the last dim, then dropout with p = 0.1 from the kernels' fixed seed (the same
-    mask on every call), scaled by 1/(1 - p)."""
-    return _call("softmax_dropout", softmax_dropout_op, x)
+def softmax_dropout(x, rng=None, generator=None):
+    """Softmax over the last dim, then dropout with p = 0.1, the kept values scaled by 1/(1 - p). The
+    mask is Philox4x32-10's under rng = int32 tensor (seed, offset) on x's device; by default a new
+    one is drawn from PyTorch's generator (`generator`, else the device's default), so every call
+    drops anew (and a CUDA graph replay draws anew, as PyTorch's own dropout does). The same rng
+    gives the same mask on every backend."""
+    if rng is None:
+        rng = torch.randint(0, 2 ** 31 - 1, (2,), dtype=torch.int32, device=x.device, generator=generator)
+    return _call("softmax_dropout", softmax_dropout_op, x, rng)
 
 
 def swiglu(x):

@@ -48,7 +48,8 @@ def cases(sizes, r, angles):
         yield "rms_norm", (r(*shape), r(cols, low=0.5, high=1.5)), None
         yield "layer_norm", (r(*shape), r(cols, low=0.5, high=1.5), r(cols)), None
         yield "softmax", (r(*shape, low=-8, high=8),), None
-        yield "softmax_dropout", (r(*shape, low=-8, high=8),), None
+        rng = torch.tensor([0x5eed + len(shape), 3 * cols], dtype=torch.int32, device=r(1).device)
+        yield "softmax_dropout", (r(*shape, low=-8, high=8), rng), None
         yield "swiglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), None
         yield "geglu", (r(*shape[:-1], 2 * cols, low=-6, high=6),), None
     rows, heads, head_dim = sizes.rope

@@ -65,10 +65,26 @@ class Ops(unittest.TestCase):
                 self, ktune, lambda *shape, **kw: op_cases.random(*shape, dtype=dtype, generator=g, **kw), precision)
 
     def test_softmax_dropout_drops_about_p(self):
-        out = ktune.softmax_dropout(torch.randn(64, 1000))
+        x = torch.randn(64, 1000)
+        out = ktune.softmax_dropout(x)
         dropped = float((out == 0).double().mean())
         self.assertGreater(dropped, 0.08)
         self.assertLess(dropped, 0.12)
+        # A new mask per call (a training step), the same one for the same rng.
+        self.assertFalse(torch.equal(out == 0, ktune.softmax_dropout(x) == 0))
+        rng = torch.tensor([7, 11], dtype=torch.int32)
+        self.assertTrue(torch.equal(ktune.softmax_dropout(x, rng), ktune.softmax_dropout(x, rng)))
+        self.assertFalse(torch.equal(ktune.softmax_dropout(x, rng) == 0,
+                                     ktune.softmax_dropout(x, torch.tensor([7, 12], dtype=torch.int32)) == 0))
+        # The gradient drops what the forward dropped: PyTorch's autograd of the formula, same rng.
+        weights = torch.randn(64, 1000, dtype=torch.float64)
+        leaf = x.clone().requires_grad_()
+        (ktune.softmax_dropout(leaf, rng).double() * weights).sum().backward()
+        want = x.double().requires_grad_()
+        (formulas.REFERENCES["softmax_dropout"](want, rng) * weights).sum().backward()
+        self.assertLess(relative_l2(leaf.grad, want.grad), 1e-5)
+        with self.assertRaisesRegex(ktune.BadArgument, "rng must be 2 int32 values"):
+            ktune.softmax_dropout(x, torch.tensor([1.0, 2.0]))
 
     def test_non_contiguous_inputs(self):
         x = torch.randn(33, 20).t()  # [20, 33], not contiguous
