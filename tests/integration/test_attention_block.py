@@ -48,6 +48,26 @@ class AttentionBlock(harness.KtuneTestCase):
         self.assertIn("stage 3 of 5, flash_attention", text)
         self.assertRegex(text, r"its stages' best medians sum to [0-9.]+ [mun]?s")
 
+    def test_lavapipe_tunes_and_nvrtc_compiles_every_stage(self):
+        backends = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
+        if backends["vulkan"]["built"] and backends["vulkan"]["devices"]:
+            document = self.ktune_json("tune", "-k", "attention_block", "-b", "vulkan", "--shape",
+                                       "batch=1,seq=19,hidden=40,heads=4,kv_heads=2,head_dim=16,causal=1,rope=1",
+                                       "--precision", "fp32", "--budget", "3", "--min-samples", "3",
+                                       "--max-seconds-per-config", "0.02", "--no-export")
+            self.assertEqual([r["kernel"] for r in document["results"]], STAGES)
+            for r in document["results"]:
+                self.assertEqual(r["outcomes"].get("ok", 0), sum(r["outcomes"].values()), json.dumps(r["outcomes"]))
+        if backends["cuda"]["built"]:  # every stage's covering sample for Hopper, no GPU needed
+            document = self.ktune_json("tune", "-k", "attention_block", "-b", "cuda", "--compile-only", "--fast-compile",
+                                       "--covering-sample", "--arch", "sm_90a", "--precision", "bf16", "--shape",
+                                       "batch=1,seq=19,hidden=40,heads=4,kv_heads=2,head_dim=64,causal=1,rope=1",
+                                       env_extra={"KTUNE_CACHE_DIR": os.path.join(self.dir, "cubins")}, timeout=900)
+            self.assertEqual([r["kernel"] for r in document["results"]], STAGES)
+            for r in document["results"]:
+                self.assertEqual(r["failed"], 0, json.dumps(r["failures"][:2]))
+                self.assertGreater(r["compiled"], 0)
+
     def test_bad_dims_name_the_dim(self):
         result = self.ktune("tune", "-k", "attention_block", "-b", "cpu", "--shape",
                             "batch=1,seq=8,hidden=64,heads=3,kv_heads=2,head_dim=32", "--budget", "1", check=2)
