@@ -39,32 +39,47 @@ ComposedCall::ComposedCall(const Executor& executor, const KernelFamily& family,
     }
     stages_.push_back({&stage_family, std::move(stage_problem), std::move(sources)});
   }
+  constants_.assign(composition_.intermediates.size(), nullptr);
+  for (const Composition::Intermediate& intermediate : composition_.intermediates) {
+    if (!intermediate.fill.empty()) {
+      scratch_slot_.push_back(-1);
+      continue;
+    }
+    scratch_slot_.push_back(static_cast<int>(scratch_bytes_.size()));
+    const Precision storage = intermediate.storage.value_or(problem.precision);
+    scratch_bytes_.push_back(static_cast<std::size_t>(intermediate.elements * element_bytes(storage)));
+  }
 }
 
-void ComposedCall::allocate(Executor& executor, const Allocate& allocate) {
+void ComposedCall::allocate_constants(Executor& executor, const Allocate& allocate) {
   bool filled = false;
-  for (const Composition::Intermediate& intermediate : composition_.intermediates) {
+  for (std::size_t i = 0; i < composition_.intermediates.size(); ++i) {
+    const Composition::Intermediate& intermediate = composition_.intermediates[i];
+    if (intermediate.fill.empty()) continue;
     const Precision storage = intermediate.storage.value_or(problem_.precision);
     const auto bytes = static_cast<std::size_t>(intermediate.elements * element_bytes(storage));
-    intermediates_.push_back(allocate(bytes));
-    if (!intermediate.fill.empty()) {
-      std::vector<char> host(bytes);
-      cpu::store_values(storage, intermediate.fill, host.data());
-      executor.copy_to_device(intermediates_.back(), host.data(), bytes);
-      filled = true;
-    }
+    constants_[i] = allocate(bytes);
+    std::vector<char> host(bytes);
+    cpu::store_values(storage, intermediate.fill, host.data());
+    executor.copy_to_device(constants_[i], host.data(), bytes);
+    filled = true;
   }
   if (filled) executor.synchronize();
 }
 
-void ComposedCall::launch(std::span<void* const> tensors, void* stream, const Choose& choose) const {
-  std::lock_guard lock(launching_);
+void ComposedCall::launch(std::span<void* const> tensors, void* stream, const Choose& choose,
+                          const std::vector<void*>& scratch) const {
   std::vector<void*> ordered;
   for (const Stage& stage : stages_) {
     ordered.clear();
-    for (const int source : stage.sources)
-      ordered.push_back(source >= 0 ? tensors[static_cast<std::size_t>(source)]
-                                    : intermediates_[static_cast<std::size_t>(-1 - source)]);
+    for (const int source : stage.sources) {
+      if (source >= 0) {
+        ordered.push_back(tensors[static_cast<std::size_t>(source)]);
+        continue;
+      }
+      const auto i = static_cast<std::size_t>(-1 - source);
+      ordered.push_back(scratch_slot_[i] >= 0 ? scratch[static_cast<std::size_t>(scratch_slot_[i])] : constants_[i]);
+    }
     choose(*stage.family, stage.problem)->launch(ordered, stream);
   }
 }

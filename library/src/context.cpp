@@ -1,5 +1,6 @@
 // ktune::kernels::Context: picks a backend, holds its executor, and remembers the config chosen
 // for each family, shape and precision so that repeated calls pay for the choice once.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -44,10 +45,11 @@ struct Context::Impl {
   std::map<std::string, std::shared_ptr<library::ChosenConfig>> chosen;
   // What allocate() handed out and release() has not taken back: freed with the context.
   std::set<void*> allocations;
-  // Calls of composed families (attention_block) made ready, per problem and stream: two streams
-  // running the same call at once must not share its intermediates.
-  std::map<std::pair<std::string, void*>, std::shared_ptr<library::ComposedCall>> composed;
-  std::map<std::string, std::shared_ptr<library::ComposedCall>> composed_first;  // per problem, its first
+  // Calls of composed families (attention_block) made ready, per problem, and their scratch per
+  // family and stream: two streams running such calls at once must not share it.
+  std::map<std::string, std::shared_ptr<library::ComposedCall>> composed;
+  std::map<std::pair<std::string, void*>, std::shared_ptr<library::ComposedScratch>> scratch;
+  std::map<std::string, std::shared_ptr<library::ComposedScratch>> first_scratch;  // per family
 
   static std::string key_of(const Problem& problem) { return problem.family + ";" + problem.key(); }
 
@@ -85,32 +87,82 @@ struct Context::Impl {
     return [this](const KernelFamily& stage, const Problem& stage_problem) { return choice(stage, stage_problem); };
   }
 
-  // The call of a composed family made ready on `stream`: its intermediates are allocated at its
-  // first call there. A stream being captured into a graph may not allocate, so a captured call
-  // takes the intermediates of the problem's first call (a warm-up before the capture).
+  void* allocate_tracked(std::size_t bytes) {
+    void* memory = executor->allocate(bytes);
+    std::lock_guard lock(mutex);
+    allocations.insert(memory);
+    return memory;
+  }
+
+  // The call of a composed family at `problem` made ready: its stages, and its constants
+  // allocated at its first call (which a graph capture, allocating nothing, must not be).
   std::shared_ptr<library::ComposedCall> composed_call(const KernelFamily& family, const Problem& problem,
                                                        Precision precision, void* stream) {
-    const auto key = std::make_pair(key_of(problem), stream);
+    const std::string key = key_of(problem);
     {
       std::lock_guard lock(mutex);
       if (auto found = composed.find(key); found != composed.end()) return found->second;
-      if (executor->capturing(stream)) {
-        if (auto first = composed_first.find(key.first); first != composed_first.end()) return first->second;
-        throw Error(ErrorCode::unsupported,
-                    family.name() + " allocates its intermediates at its first call on a stream, which a graph "
-                                    "capture forbids: call it once on this device before capturing (a warm-up)");
+    }
+    if (executor->capturing(stream))
+      throw Error(ErrorCode::unsupported, family.name() + " allocates at its first call at a shape, which a graph "
+                                                          "capture forbids: call it once at this shape before capturing");
+    auto made = std::make_shared<library::ComposedCall>(*executor, family, problem, precision);
+    made->allocate_constants(*executor, [this](std::size_t bytes) { return allocate_tracked(bytes); });
+    std::lock_guard lock(mutex);
+    return composed.emplace(key, std::move(made)).first->second;
+  }
+
+  // Launches `call` on `stream` with the family's scratch there, grown first when the call needs
+  // more: the device finishes what it has queued (old buffers may be in use) before they go. A
+  // launch being captured cannot grow it: it takes the stream's scratch, else the family's first
+  // (a warm-up's), when large enough.
+  void launch_composed(const KernelFamily& family, const library::ComposedCall& call, std::span<void* const> tensors,
+                       void* stream) {
+    const std::vector<std::size_t>& needed = call.scratch_bytes();
+    auto fits = [&](const library::ComposedScratch& s) {
+      if (s.bytes.size() != needed.size() || s.buffers.size() != needed.size()) return false;
+      for (std::size_t i = 0; i < needed.size(); ++i)
+        if (s.bytes[i] < needed[i]) return false;
+      return true;
+    };
+    const bool capturing = executor->capturing(stream);
+    std::shared_ptr<library::ComposedScratch> held;
+    {
+      std::lock_guard lock(mutex);
+      auto& slot = scratch[{family.name(), stream}];
+      if (capturing && (!slot || !fits(*slot))) {
+        const auto first = first_scratch.find(family.name());
+        if (first == first_scratch.end() || !fits(*first->second))
+          throw Error(ErrorCode::unsupported, family.name() + " at this shape needs more scratch than its calls so far "
+                                                              "allocated, and a graph capture cannot allocate: call it "
+                                                              "once at this shape before capturing");
+        held = first->second;
+      } else {
+        if (!slot) slot = std::make_shared<library::ComposedScratch>();
+        held = slot;
+        first_scratch.emplace(family.name(), slot);
       }
     }
-    auto made = std::make_shared<library::ComposedCall>(*executor, family, problem, precision);
-    made->allocate(*executor, [this](std::size_t bytes) {
-      void* memory = executor->allocate(bytes);
-      std::lock_guard lock(mutex);
-      allocations.insert(memory);
-      return memory;
-    });
-    std::lock_guard lock(mutex);
-    composed_first.emplace(key.first, made);
-    return composed.emplace(key, std::move(made)).first->second;
+    std::lock_guard in_use(held->in_use);
+    if (!fits(*held)) {
+      std::vector<std::size_t> sizes = needed;
+      for (std::size_t i = 0; i < sizes.size() && i < held->bytes.size(); ++i) sizes[i] = std::max(sizes[i], held->bytes[i]);
+      executor->synchronize();
+      for (void* old : held->buffers) {
+        {
+          std::lock_guard lock(mutex);
+          allocations.erase(old);
+        }
+        executor->release(old);
+      }
+      held->buffers.clear();
+      held->bytes.clear();  // empty until the new set is whole (an allocation may throw)
+      std::vector<void*> fresh;
+      for (const std::size_t bytes : sizes) fresh.push_back(allocate_tracked(bytes));
+      held->buffers = std::move(fresh);
+      held->bytes = std::move(sizes);
+    }
+    call.launch(tensors, stream, stage_choice(), held->buffers);
   }
 
   void require_runs(const KernelFamily& family) const {
@@ -251,7 +303,7 @@ void Context::run(std::string_view family_name, const std::vector<TensorArgument
     const Problem problem = library::problem_of(family, dims, precision);
     const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
     if (family.composition(problem)) {
-      impl_->composed_call(family, problem, precision, stream)->launch(ordered, stream, impl_->stage_choice());
+      impl_->launch_composed(family, *impl_->composed_call(family, problem, precision, stream), ordered, stream);
       return;
     }
     const std::shared_ptr<library::ChosenConfig> chosen = impl_->choice(family, problem);

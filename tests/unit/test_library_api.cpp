@@ -171,6 +171,16 @@ TEST(LibraryApi, AttentionBlockRunsItsStagesInOneCall) {
   ASSERT_EQ(stages.size(), 5u);
   EXPECT_EQ(stages[2].family, "flash_attention");
   EXPECT_TRUE(kk::stages("rmsnorm", {{"rows", 2}, {"cols", 3}}, kk::Precision::fp32).empty());
+  {  // Calls at several lengths share one scratch per stream: grown for a longer one, reused by a shorter.
+    kk::Context lengths(kk::Backend::cpu);
+    for (const std::int64_t seq : {37, 9, 50, 1, 50}) {
+      SCOPED_TRACE("seq " + std::to_string(seq));
+      expect_cpu_call_matches_reference(lengths, "attention_block",
+                                        {{"batch", 2}, {"seq", seq}, {"hidden", 24}, {"heads", 2}, {"head_dim", 8},
+                                         {"causal", 1}, {"rope", 1}},
+                                        kk::Precision::fp32, "y");
+    }
+  }
   {  // A config given to a stage's problem reaches the composed call made before it.
     kk::Context later(kk::Backend::cpu);
     const std::vector<kk::DimArgument> dims{{"batch", 1}, {"seq", 9}, {"hidden", 24}, {"heads", 2}, {"head_dim", 8}};
