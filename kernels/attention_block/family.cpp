@@ -22,6 +22,7 @@
 #include "kernels/common/reference_rows.hpp"
 #include "kernels/family.hpp"
 #include "kernels/flash_attention/flash_attention.hpp"
+#include "kernels/split_heads/split_heads.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
@@ -113,13 +114,18 @@ class AttentionBlockFamily final : public KernelFamily {
     const auto& x = named.at("x");
     const auto& w_qkv = named.at("w_qkv");
     const auto& b_qkv = named.at("b_qkv");
-    const auto& cos = named.at("cos");
-    const auto& sin = named.at("sin");
     const auto& w_o = named.at("w_o");
     const auto& b_o = named.at("b_o");
     auto& y = named.at("y");
-    const std::int64_t d = s.head_dim, half = d / 2, slots = s.heads + 2 * s.kv_heads;
-    // q, k, v heads-first, as flash attention's reference takes them.
+    const std::int64_t d = s.head_dim;
+    // The QKV projection, then split_heads' split (and rotation) into flash attention's q, k, v.
+    std::vector<double> qkv(static_cast<std::size_t>(s.tokens() * s.qkv_width()));
+    for (std::int64_t r = 0; r < s.tokens(); ++r)
+      for (std::int64_t j = 0; j < s.qkv_width(); ++j) {
+        double sum = b_qkv[j];
+        for (std::int64_t p = 0; p < s.hidden; ++p) sum += x[r * s.hidden + p] * w_qkv[j * s.hidden + p];
+        qkv[static_cast<std::size_t>(r * s.qkv_width() + j)] = sum;
+      }
     std::vector<std::vector<double>> attention(6);  // q, k, v, o, lse, scale
     attention[0].resize(static_cast<std::size_t>(s.tokens() * s.heads * d));
     attention[1].resize(static_cast<std::size_t>(s.tokens() * s.kv_heads * d));
@@ -127,30 +133,8 @@ class AttentionBlockFamily final : public KernelFamily {
     attention[3].resize(attention[0].size());
     attention[4].resize(static_cast<std::size_t>(s.tokens() * s.heads));
     attention[5] = {1.0 / std::sqrt(static_cast<double>(d))};
-    std::vector<double> head(static_cast<std::size_t>(d));
-    for (std::int64_t b = 0; b < s.batch; ++b)
-      for (std::int64_t t = 0; t < s.seq; ++t) {
-        const double* row = x.data() + (b * s.seq + t) * s.hidden;
-        for (std::int64_t slot = 0; slot < slots; ++slot) {
-          for (std::int64_t e = 0; e < d; ++e) {
-            const std::int64_t j = slot * d + e;
-            double sum = b_qkv[j];
-            for (std::int64_t p = 0; p < s.hidden; ++p) sum += row[p] * w_qkv[j * s.hidden + p];
-            head[e] = sum;
-          }
-          const bool is_value = slot >= s.heads + s.kv_heads;
-          const int tensor = slot < s.heads ? 0 : (is_value ? 2 : 1);
-          const std::int64_t index = tensor == 0 ? slot : slot - s.heads - (is_value ? s.kv_heads : 0);
-          const std::int64_t count = tensor == 0 ? s.heads : s.kv_heads;
-          double* out = attention[tensor].data() + ((b * count + index) * s.seq + t) * d;
-          for (std::int64_t i = 0; i < half; ++i) {
-            const double c = s.rope && !is_value ? cos[t * half + i] : 1.0;
-            const double n = s.rope && !is_value ? sin[t * half + i] : 0.0;
-            out[i] = head[i] * c - head[i + half] * n;
-            out[i + half] = head[i + half] * c + head[i] * n;
-          }
-        }
-      }
+    split_heads::reference_split({s.batch, s.seq, s.heads, s.kv_heads, d, s.rope}, qkv.data(), named.at("cos").data(),
+                                 named.at("sin").data(), attention[0].data(), attention[1].data(), attention[2].data());
     const std::vector<std::string> names{"q", "k", "v", "o", "lse", "scale"};
     flash_attention::reference_forward(s.attention(),
                                        NamedTensors<std::vector<double>>("flash_attention", names, attention));

@@ -18,6 +18,28 @@ split_heads::Shape split_heads::shape_of(const Problem& problem) {
   return shape;
 }
 
+void split_heads::reference_split(const Shape& s, const double* qkv, const double* cos, const double* sin,
+                                  double* q, double* k, double* v) {
+  const std::int64_t half = s.half();
+  double* outputs[] = {q, k, v};
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t t = 0; t < s.seq; ++t)
+      for (std::int64_t slot = 0; slot < s.slots(); ++slot) {
+        const double* x = qkv + ((b * s.seq + t) * s.slots() + slot) * s.head_dim;
+        const auto [tensor, offset] = s.destination(b, t, slot);
+        double* out = outputs[tensor] + offset;
+        if (!s.rope || tensor == 2) {
+          for (std::int64_t d = 0; d < s.head_dim; ++d) out[d] = x[d];
+          continue;
+        }
+        for (std::int64_t i = 0; i < half; ++i) {
+          const double c = cos[t * half + i], n = sin[t * half + i];
+          out[i] = x[i] * c - x[i + half] * n;
+          out[i + half] = x[i + half] * c + x[i] * n;
+        }
+      }
+}
+
 namespace {
 
 class SplitHeadsFamily final : public KernelFamily {
@@ -55,29 +77,10 @@ class SplitHeadsFamily final : public KernelFamily {
                   : 0.0;
   }
   void reference(const Problem& problem, HostTensors& tensors) const override {
-    const auto s = split_heads::shape_of(problem);
-    const std::int64_t half = s.half();
     const auto named = named_tensors(problem, tensors);
-    const auto& qkv = named.at("qkv");
-    const auto& cos = named.at("cos");
-    const auto& sin = named.at("sin");
-    std::vector<double>* outputs[] = {&named.at("q"), &named.at("k"), &named.at("v")};
-    for (std::int64_t b = 0; b < s.batch; ++b)
-      for (std::int64_t t = 0; t < s.seq; ++t)
-        for (std::int64_t slot = 0; slot < s.slots(); ++slot) {
-          const double* x = qkv.data() + ((b * s.seq + t) * s.slots() + slot) * s.head_dim;
-          const auto [tensor, offset] = s.destination(b, t, slot);
-          double* out = outputs[tensor]->data() + offset;
-          if (!s.rope || tensor == 2) {
-            for (std::int64_t d = 0; d < s.head_dim; ++d) out[d] = x[d];
-            continue;
-          }
-          for (std::int64_t i = 0; i < half; ++i) {
-            const double c = cos[t * half + i], n = sin[t * half + i];
-            out[i] = x[i] * c - x[i + half] * n;
-            out[i + half] = x[i + half] * c + x[i] * n;
-          }
-        }
+    split_heads::reference_split(split_heads::shape_of(problem), named.at("qkv").data(), named.at("cos").data(),
+                                 named.at("sin").data(), named.at("q").data(), named.at("k").data(),
+                                 named.at("v").data());
   }
   const CpuKernel* cpu_kernel() const override { return &split_heads_cpu_kernel(); }
   const GpuSource* cuda_source() const override {

@@ -50,5 +50,10 @@ struct Shape {
 // not 0 or 1).
 Shape shape_of(const Problem& problem);
 
+// The split in float64: qkv, cos and sin read, q, k and v written, in the layouts above (the
+// family's reference, and the step of attention_block's).
+void reference_split(const Shape& s, const double* qkv, const double* cos, const double* sin, double* q, double* k,
+                     double* v);
+
 }  // namespace split_heads
 }  // namespace ktune

@@ -41,13 +41,11 @@ ComposedCall::ComposedCall(const Executor& executor, const KernelFamily& family,
   }
   constants_.assign(composition_.intermediates.size(), nullptr);
   for (const Composition::Intermediate& intermediate : composition_.intermediates) {
-    if (!intermediate.fill.empty()) {
-      scratch_slot_.push_back(-1);
-      continue;
-    }
-    scratch_slot_.push_back(static_cast<int>(scratch_bytes_.size()));
     const Precision storage = intermediate.storage.value_or(problem.precision);
-    scratch_bytes_.push_back(static_cast<std::size_t>(intermediate.elements * element_bytes(storage)));
+    bytes_.push_back(static_cast<std::size_t>(intermediate.elements * element_bytes(storage)));
+    const bool constant = !intermediate.fill.empty();
+    scratch_slot_.push_back(constant ? -1 : static_cast<int>(scratch_bytes_.size()));
+    if (!constant) scratch_bytes_.push_back(bytes_.back());
   }
 }
 
@@ -56,12 +54,10 @@ void ComposedCall::allocate_constants(Executor& executor, const Allocate& alloca
   for (std::size_t i = 0; i < composition_.intermediates.size(); ++i) {
     const Composition::Intermediate& intermediate = composition_.intermediates[i];
     if (intermediate.fill.empty()) continue;
-    const Precision storage = intermediate.storage.value_or(problem_.precision);
-    const auto bytes = static_cast<std::size_t>(intermediate.elements * element_bytes(storage));
-    constants_[i] = allocate(bytes);
-    std::vector<char> host(bytes);
-    cpu::store_values(storage, intermediate.fill, host.data());
-    executor.copy_to_device(constants_[i], host.data(), bytes);
+    constants_[i] = allocate(bytes_[i]);
+    std::vector<char> host(bytes_[i]);
+    cpu::store_values(intermediate.storage.value_or(problem_.precision), intermediate.fill, host.data());
+    executor.copy_to_device(constants_[i], host.data(), bytes_[i]);
     filled = true;
   }
   if (filled) executor.synchronize();

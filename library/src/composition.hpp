@@ -64,6 +64,7 @@ class ComposedCall {
   Composition composition_;
   Problem problem_;
   std::vector<Stage> stages_;
+  std::vector<std::size_t> bytes_;         // per intermediate
   std::vector<void*> constants_;           // per intermediate: its buffer when it has fixed contents
   std::vector<int> scratch_slot_;          // per intermediate: its scratch buffer, else -1
   std::vector<std::size_t> scratch_bytes_;

@@ -97,6 +97,8 @@ def _like(x, *rest):
 rms_norm_op = _register("rms_norm(Tensor x, Tensor weight) -> Tensor", _rms_norm, _like)
 layer_norm_op = _register("layer_norm(Tensor x, Tensor weight, Tensor bias) -> Tensor", _layer_norm, _like)
 softmax_op = _register("softmax(Tensor x) -> Tensor", _row_op("softmax", "softmax"), _like)
+
+
 def _softmax_dropout(x, rng):
     rows, cols = _rows_cols("softmax_dropout", x, x.shape[-1] if x.dim() else 0)
     if rng.dtype != torch.int32 or rng.numel() != 2:
@@ -324,12 +326,12 @@ def _attention_block(x, w_qkv, b_qkv, w_o, b_o, heads, kv_heads, causal, cos, si
             f"head_dim], heads {heads}, kv_heads {kv_heads}, cos/sin "
             f"{None if cos is None else tuple(cos.shape)}/{None if sin is None else tuple(sin.shape)} [seq, head_dim / 2] "
             "(head_dim even; kv_heads dividing heads)")
-    zeros = lambda n: x.new_zeros(n)  # noqa: E731 (a missing bias adds nothing)
-    table = (lambda t: t) if rope else (lambda t: x.new_zeros(1))
+    # A missing bias adds zeros; without RoPE the tables are single unread elements.
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     _dispatch.run("attention_block", "attention_block",
-                  {"x": x, "w_qkv": w_qkv, "b_qkv": zeros(qkv_width) if b_qkv is None else b_qkv,
-                   "cos": table(cos), "sin": table(sin), "w_o": w_o, "b_o": zeros(hidden) if b_o is None else b_o},
+                  {"x": x, "w_qkv": w_qkv, "b_qkv": x.new_zeros(qkv_width) if b_qkv is None else b_qkv,
+                   "cos": cos if rope else x.new_zeros(1), "sin": sin if rope else x.new_zeros(1), "w_o": w_o,
+                   "b_o": x.new_zeros(hidden) if b_o is None else b_o},
                   {"y": y},
                   {"batch": batch, "seq": seq, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
                    "head_dim": head_dim, "causal": int(bool(causal)), "rope": int(rope), "residual": int(bool(residual))})
@@ -623,11 +625,12 @@ def ffn(x, w1, b1, w2, b2, activation="gelu"):
 
 
 def attention_block(x, w_qkv, b_qkv, w_o, b_o, heads, kv_heads=0, causal=False, cos=None, sin=None, residual=True):
-    """An attention sub-block in one library call: (x +) attention(RoPE(x·w_qkvᵀ + b_qkv))·w_oᵀ + b_o for x
-    [batch, seq, hidden]; w_qkv [(heads + 2 kv_heads) * head_dim, hidden] holds the q rows, then k, then v
-    (kv_heads 0: as many as heads), w_o [hidden, heads * head_dim]; the biases may be None; cos and sin [seq, head_dim / 2] rotate q
-    and k (NeoX convention) when given; causal masks later tokens; residual adds x. The library runs it as
-    ktune's tuned gemm, split_heads, flash_attention, merge_heads and gemm."""
+    """An attention sub-block in one library call: (x +) attention(RoPE(x·w_qkvᵀ + b_qkv))·w_oᵀ + b_o for
+    x [batch, seq, hidden]; w_qkv [(heads + 2 kv_heads) * head_dim, hidden] holds the q rows, then k,
+    then v (kv_heads 0: as many as heads), w_o [hidden, heads * head_dim]; the biases may be None; cos
+    and sin [seq, head_dim / 2] rotate q and k (NeoX convention) when given; causal masks later
+    tokens; residual adds x. The library runs it as ktune's tuned gemm, split_heads,
+    flash_attention, merge_heads and gemm."""
     return _call("attention_block", attention_block_op, x, w_qkv, b_qkv, w_o, b_o, int(heads), int(kv_heads),
                  bool(causal), cos, sin, bool(residual))
 

@@ -179,12 +179,13 @@ struct TuneJob {
 // stages, each at its own problem, the configs the library then chooses for its calls.
 std::vector<TuneJob> stage_jobs(const TuneJob& job) {
   const KernelFamily& family = find_family(job.kernel);
-  const auto composition = family.composition(family.make_problem(job.shape, job.precision));
+  const Problem problem = family.make_problem(job.shape, job.precision);
+  const auto composition = family.composition(problem);
   if (!composition) return {job};
   std::vector<TuneJob> stages;
   for (const Composition::Stage& stage : composition->stages)
-    stages.push_back({stage.family, stage.dims, job.precision, job.kernel + " " + family.make_problem(job.shape, job.precision).describe(),
-                      stages.size() + 1, composition->stages.size()});
+    stages.push_back({stage.family, stage.dims, job.precision, job.kernel + " " + problem.describe(), stages.size() + 1,
+                      composition->stages.size()});
   return stages;
 }
 
@@ -401,8 +402,8 @@ int run_tune_command(const TuneOptions& options, const CommonOptions& common) {
   std::vector<std::string> failed_kernels;  // no config ran correctly
   std::vector<std::string> record_errors;   // --record could not write
   bool interrupted = false;
-  // The stages' best medians of the composed problem being tuned, per device model (0: a stage
-  // had no correct config).
+  // The stages' best medians of the composed problem being tuned, summed per device model (-1: a
+  // stage had no correct config).
   std::vector<double> composed_ns;
   for (const TuneJob& job : jobs) {
     const std::string& kernel = job.kernel;
