@@ -12,8 +12,12 @@
 // A block of the second kind (dq of KT_BLOCK_ROWS query rows of one head) keeps q and dout in
 // shared memory with each row's lse and D, streams keys and values through the stages, and each
 // warp, owning KT_BLOCK_ROWS / KT_WARPS query rows, computes S = Q·Kᵀ, dP = dout·Vᵀ and
-// dQ += dS·K. P and dS are rounded to the input type for their products, as in the forward's
-// P·V. Shared rows are padded by 16 bytes so that the 8 rows an ldmatrix reads fall in
+// dQ += dS·K (KT_DQ separate: deterministic). With KT_DQ atomic there are key blocks only: each
+// also writes its dSᵀ to shared memory and adds dQ += dS·K of every query tile it streams into
+// fp32 sums in the workspace (atomics), and the last key block to add to a tile (a counter per
+// tile) writes that tile's dq and leaves its sums and counter zero for the next launch: three
+// products fewer, at the price of an order of additions that varies from run to run. P and dS
+// are rounded to the input type for their products, as in the forward's P·V. Shared rows are padded by 16 bytes so that the 8 rows an ldmatrix reads fall in
 // distinct banks.
 #pragma once
 
@@ -30,6 +34,19 @@ constexpr int kHeadTiles = D / 8;         // n8 tiles of a gradient per m16 tile
 static_assert(sizeof(T) == 2, "mma.sync m16n8k16 takes fp16 or bf16");
 static_assert(kWarpRows % 16 == 0 && D % 16 == 0 && STREAM % 16 == 0, "whole m16 tiles and k16 steps");
 static_assert(kStages >= 2, "at least double buffering");
+
+#define KT_DQ_separate 0
+#define KT_DQ_atomic 1
+constexpr bool kAtomicDq = KT_DQ == KT_DQ_atomic;
+// Atomic dq: a query tile's dq (STREAM x D) = dS (STREAM x ROWS keys) · K, its m16 tiles spread
+// over the warps, warps sharing one taking slices of the head.
+constexpr int kDqM = STREAM / 16;
+constexpr int kDqGroups = kWarps >= kDqM ? kWarps / kDqM : 1;  // warps per m16 tile
+constexpr int kDqTiles = kHeadTiles / kDqGroups;              // n8 tiles of a warp's slice
+constexpr int kDsRow = STREAM + 8;                            // padded shared row of dSᵀ, elements
+static_assert(!kAtomicDq || ((kWarps % kDqM == 0 || kDqM % kWarps == 0) && kHeadTiles % kDqGroups == 0 &&
+                             kDqTiles % 2 == 0),
+              "whole m16 tiles per warp and whole n16 slices of the head");
 
 using Scores = float[kMTiles][kStreamTiles][4];
 using Gradient = float[kMTiles][kHeadTiles][4];
@@ -145,6 +162,58 @@ __device__ __forceinline__ void zero(Gradient& acc) {
       for (int e = 0; e < 4; ++e) acc[i][n][e] = 0.0f;
 }
 
+
+// Atomic dq of one query tile: dS·K, dSᵀ (ROWS keys x STREAM queries) in `ds_tile` and K's rows
+// in `k_tile`, added into the fp32 sums of rows row0 + m (those below `rows`) of `sums`.
+__device__ __forceinline__ void add_dq(float* sums, long long row0, long long rows, const T* ds_tile, const T* k_tile) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int m = warp / kDqGroups; m < kDqM; m += kWarps / kDqGroups) {
+    const int n0 = warp % kDqGroups * kDqTiles;
+    float acc[kDqTiles][4];
+#pragma unroll
+    for (int n = 0; n < kDqTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[n][e] = 0.0f;
+#pragma unroll
+    for (int kk = 0; kk < ROWS / 16; ++kk) {
+      // dS (queries x keys) as the A operand from dSᵀ stored keys x queries: each 8x8 transposed.
+      unsigned a[4];
+      kt::mma::ldmatrix_x4_trans(a, ds_tile + (kk * 16 + lane / 16 * 8 + lane % 8) * kDsRow + m * 16 + (lane / 8) % 2 * 8);
+#pragma unroll
+      for (int n = 0; n < kDqTiles; n += 2) {
+        unsigned b[4];
+        kt::mma::ldmatrix_x4_trans(b, k_tile + (kk * 16 + (lane / 8) % 2 * 8 + lane % 8) * kRow + (n0 + n) * 8 + lane / 16 * 8);
+        kt::mma::mma_16816(acc[n], a, b[0], b[1]);
+        kt::mma::mma_16816(acc[n + 1], a, b[2], b[3]);
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const long long row = row0 + m * 16 + lane / 4 + h * 8;
+      if (row >= rows) continue;
+#pragma unroll
+      for (int n = 0; n < kDqTiles; ++n) {
+        float* sum = sums + row * D + (n0 + n) * 8 + lane % 4 * 2;
+        atomicAdd(sum, acc[n][2 * h]);
+        atomicAdd(sum + 1, acc[n][2 * h + 1]);
+      }
+    }
+  }
+}
+
+// The last key block to add to a query tile: its dq (sums times `scale`) into `out`, rows row0..
+// (those below `rows`), and its sums back to zero for the next launch. The sums are read and
+// written at L2 (where the other blocks' atomics landed), not through this SM's L1.
+__device__ __forceinline__ void finish_dq(float* sums, T* out, long long row0, long long rows, float scale) {
+  const int elements = static_cast<int>((rows - row0 < STREAM ? rows - row0 : STREAM) * D);
+  for (int e = threadIdx.x * 2; e < elements; e += kThreads * 2) {
+    const float2 x = __ldcg(reinterpret_cast<const float2*>(sums + row0 * D + e));
+    const float pair[2] = {x.x * scale, x.y * scale};
+    store_floats<T, 2>(out + row0 * D + e, pair);
+    __stcg(reinterpret_cast<float2*>(sums + row0 * D + e), make_float2(0.0f, 0.0f));
+  }
+}
+
 }  // namespace kt::backward
 
 extern "C" __global__ void __launch_bounds__(kt::backward::kThreads)
@@ -153,7 +222,7 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
                                 const float* __restrict__ lse, const float* __restrict__ scale_in,
                                 KT_T* __restrict__ dq, KT_T* __restrict__ dk, KT_T* __restrict__ dv, long long,
                                 long long heads, long long kv_heads_dim, long long seq_q, long long seq_kv, long long,
-                                long long) {
+                                long long, float* __restrict__ workspace) {
   using namespace kt::backward;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   // Both kinds: two resident tiles of ROWS rows, then the stages.
@@ -174,9 +243,16 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
     constexpr int kStage = 3 * STREAM * kRow;
     float* stage_lse = reinterpret_cast<float*>(stages + kStages * kStage);  // [kStages][STREAM], times log2(e)
     float* stage_delta = stage_lse + kStages * STREAM;                      // [kStages][STREAM]
+    T* ds_tile = reinterpret_cast<T*>(stage_delta + kStages * STREAM);       // atomic dq: [ROWS][kDsRow] dSᵀ
+    // Atomic dq: fp32 sums like dq, then a counter per query tile of each head.
+    float* sums = workspace;
+    int* counters = reinterpret_cast<int*>(workspace + batch * heads * seq_q * D);
+    const long long q_tiles = (seq_q + STREAM - 1) / STREAM;
+    __shared__ int finishing;
     const long long j0 = (long long)blockIdx.x * ROWS;
     const long long kv_base = (batch * kv_heads + head) * seq_kv;
-    const long long first = len.first_query(j0);
+    // Query tiles start at multiples of STREAM (atomic dq counts arrivals per tile).
+    const long long first = len.first_query(j0) / STREAM * STREAM;
     const int per_head = first < seq_q ? static_cast<int>((seq_q - first + STREAM - 1) / STREAM) : 0;
     const int tiles = per_head * static_cast<int>(group);
     // Tile t: query rows [first + (t % per_head) STREAM, + STREAM) of head `head * group + t / per_head`.
@@ -191,6 +267,15 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
         stage_lse[t % kStages * STREAM + r] = i0 + r < seq_q ? lse[q_base + i0 + r] * kLog2e : infinity();
     };
 
+    if (kAtomicDq && kCausal && blockIdx.x == 0 && seq_q > seq_kv) {
+      // Query tiles whose rows all see no key have no key block to finish them: dq = 0.
+      const long long rows = (seq_q - seq_kv) / STREAM * STREAM;
+      for (long long h = head * group; h < (head + 1) * group; ++h)
+        for (long long e = threadIdx.x * 2; e < rows * D; e += kThreads * 2) {
+          const float zeros[2] = {0.0f, 0.0f};
+          kt::store_floats<T, 2>(dq + (batch * heads + h) * seq_q * D + e, zeros);
+        }
+    }
     load_rows<ROWS>(resident_a, k + kv_base * D, j0, seq_kv);  // in the first group, with the first tile
     load_rows<ROWS>(resident_b, v + kv_base * D, j0, seq_kv);
 #pragma unroll
@@ -229,14 +314,44 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
             p[i][n][e] = seen ? exp2f(p[i][n][e] * scale_log2 - stage_lse[s * STREAM + col]) : 0.0f;
             grad_s[i][n][e] = p[i][n][e] * (grad_s[i][n][e] - stage_delta[s * STREAM + col]);
           }
+      if constexpr (kAtomicDq) {
+#pragma unroll
+        for (int i = 0; i < kMTiles; ++i)
+#pragma unroll
+          for (int n = 0; n < kStreamTiles; ++n)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+              *reinterpret_cast<unsigned*>(ds_tile + (warp_row + i * 16 + lane / 4 + h * 8) * kDsRow + n * 8 +
+                                           lane % 4 * 2) = kt::mma::pack_pair(grad_s[i][n][2 * h], grad_s[i][n][2 * h + 1]);
+      }
       accumulate(grad_v, p, dout_stage);
       accumulate(grad_k, grad_s, q_stage);
+      if constexpr (kAtomicDq) {
+        __syncthreads();  // every warp's dSᵀ is in ds_tile
+        const long long h = head * group + t / per_head, q_base = (batch * heads + h) * seq_q;
+        add_dq(sums + q_base * D, i0, seq_q, ds_tile, resident_a);
+        __threadfence();  // this block's additions are visible before its arrival is counted
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          const long long tile = (batch * heads + h) * q_tiles + i0 / STREAM;
+          const long long last_row = (i0 + STREAM < seq_q ? i0 + STREAM : seq_q) - 1;
+          const int expected = static_cast<int>((len.keys_visible(last_row) + ROWS - 1) / ROWS);
+          finishing = atomicAdd(counters + tile, 1) == expected - 1;
+          if (finishing) counters[tile] = 0;  // ready for the next launch
+        }
+        __syncthreads();
+        if (finishing) {
+          __threadfence();
+          finish_dq(sums + q_base * D, dq + q_base * D, i0, seq_q, scale);
+        }
+      }
     }
     kt::mma::wait_copies<0>();
     store_gradient(dk + kv_base * D, j0, seq_kv, grad_k, scale);
     store_gradient(dv + kv_base * D, j0, seq_kv, grad_v, 1.0f);
     return;
   }
+  if constexpr (kAtomicDq) return;  // no query blocks are launched
 
   // dq of query rows [i0, i0 + ROWS) of head `head`; a stage holds k and v rows.
   const long long i0 = ((long long)blockIdx.x - key_blocks) * ROWS;

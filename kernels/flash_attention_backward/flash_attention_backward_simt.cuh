@@ -65,7 +65,7 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
                                 const float* __restrict__ lse, const float* __restrict__ scale_in,
                                 KT_T* __restrict__ dq, KT_T* __restrict__ dk, KT_T* __restrict__ dv, long long,
                                 long long heads, long long kv_heads_dim, long long seq_q, long long seq_kv, long long,
-                                long long) {
+                                long long, float*) {  // the workspace only the mma path's atomic dq uses
   using namespace kt::backward;
   extern __shared__ float shared[];  // [STREAM][D] twice, then [STREAM] lse and D
   float* tile_a = shared;
