@@ -220,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(kt::backward::kThreads)
 flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k, const KT_T* __restrict__ v,
                                 const KT_T* __restrict__ o, const KT_T* __restrict__ dout,
                                 const float* __restrict__ lse, const float* __restrict__ scale_in,
-                                KT_T* __restrict__ dq, KT_T* __restrict__ dk, KT_T* __restrict__ dv, long long,
+                                KT_T* __restrict__ dq, KT_T* __restrict__ dk, KT_T* __restrict__ dv, long long batches,
                                 long long heads, long long kv_heads_dim, long long seq_q, long long seq_kv, long long,
                                 long long, float* __restrict__ workspace) {
   using namespace kt::backward;
@@ -246,7 +246,7 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
     T* ds_tile = reinterpret_cast<T*>(stage_delta + kStages * STREAM);       // atomic dq: [ROWS][kDsRow] dSᵀ
     // Atomic dq: fp32 sums like dq, then a counter per query tile of each head.
     float* sums = workspace;
-    int* counters = reinterpret_cast<int*>(workspace + batch * heads * seq_q * D);
+    int* counters = reinterpret_cast<int*>(workspace + batches * heads * seq_q * D);
     const long long q_tiles = (seq_q + STREAM - 1) / STREAM;
     __shared__ int finishing;
     const long long j0 = (long long)blockIdx.x * ROWS;
