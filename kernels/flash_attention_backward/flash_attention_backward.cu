@@ -5,11 +5,12 @@
 //   mma  - sm_80 and later, fp16/bf16, head_dim a multiple of 16: all five products on mma.sync
 //          m16n8k16 with fp32 accumulators, tiles through cp.async stages
 //          (flash_attention_backward_mma.cuh).
-// Both are deterministic (no atomics, no two blocks write one element): one launch of two kinds
-// of blocks, blockIdx.x below the key blocks' count computing dk and dv of KT_BLOCK_ROWS keys of
-// one kv head, the rest dq of KT_BLOCK_ROWS query rows of one head, each streaming the other
-// operand KT_STREAM_ROWS rows at a time. The probabilities and dS are recomputed by both kinds
-// (two of the five products twice), the price of a dq written by one block.
+// Both run one launch of two kinds of blocks: blockIdx.x below the key blocks' count computes dk
+// and dv of KT_BLOCK_ROWS keys of one kv head, the rest dq of KT_BLOCK_ROWS query rows of one
+// head, each streaming the other operand KT_STREAM_ROWS rows at a time; deterministic (no
+// atomics, no two blocks write one element), the probabilities and dS recomputed by both kinds.
+// The mma path's dq=atomic instead launches key blocks only, which add dq into fp32 sums with
+// atomics (flash_attention_backward_mma.cuh): two products fewer, not deterministic.
 #include "kernels/flash_attention_backward/flash_attention_backward_common.cuh"
 
 #ifndef KT_PATH

@@ -246,7 +246,7 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
     T* ds_tile = reinterpret_cast<T*>(stage_delta + kStages * STREAM);       // atomic dq: [ROWS][kDsRow] dSᵀ
     // Atomic dq: fp32 sums like dq, then a counter per query tile of each head.
     float* sums = workspace;
-    int* counters = reinterpret_cast<int*>(workspace + batches * heads * seq_q * D);
+    int* counters = kAtomicDq ? reinterpret_cast<int*>(workspace + batches * heads * seq_q * D) : nullptr;
     const long long q_tiles = (seq_q + STREAM - 1) / STREAM;
     __shared__ int finishing;
     const long long j0 = (long long)blockIdx.x * ROWS;
