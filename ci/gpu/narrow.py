@@ -35,6 +35,10 @@ def narrow(space, keep, default=None):
     for parameter in narrowed["parameters"]:
         if parameter["name"] in keep:
             parameter["values"] = list(keep[parameter["name"]])
+            # A Vulkan compile-time parameter names the value of the build-time module; narrowed
+            # away from it, every variant is compiled at tune time (ktune refuses a value it lacks).
+            if parameter.get("build_time_value") not in (None, *parameter["values"]):
+                del parameter["build_time_value"]
     values = {p["name"]: p["values"] for p in narrowed["parameters"]}
     if default is not None:
         narrowed["default"] = dict(default)

@@ -14,6 +14,9 @@ chooses among:
          KTUNE_VULKAN_GEMM_SHAPE), sorted by time with the driver's pipeline statistics
          (registers, ...), against cuBLAS/cuBLASLt through PyTorch measured before and after it;
          writes vulkan-gemm.md and vulkan-gemm.json.
+  attention: flash attention's cooperative-matrix path checked (every config at its odd shapes) and
+         brute-forced against its simt path, ktune's CUDA mma.sync path and cuDNN
+         (ci/gpu/vulkan_attention.py; KTUNE_VULKAN_ATTENTION_SHAPES); writes vulkan-attention.md.
   Writes vulkan-table.md and vulkan.json to OUT. KTUNE_VULKAN_KERNELS="a b" limits both phases
   to those families; KTUNE_VULKAN_PRECISIONS="fp16 bf16 fp32" benches the memory-bound families
   in each of those precisions (default fp16; GEMM and attention stay fp16).
@@ -28,7 +31,7 @@ import sqlite3
 import subprocess
 import sys
 
-from . import families, narrow
+from . import families, narrow, vulkan_attention
 from .context import python_module
 from .families import ROOT, shape_text
 from .ktune import run_json, tune_result
@@ -231,7 +234,7 @@ def main(argv=None):
     parser.add_argument("--ktune", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--seconds", type=float, default=8)
-    parser.add_argument("--phase", default="all", choices=["check", "bench", "gemm", "all"])
+    parser.add_argument("--phase", default="all", choices=["check", "bench", "gemm", "attention", "all"])
     args = parser.parse_args(argv)
     return measure(args.ktune, args.out, args.seconds, args.phase)
 
@@ -249,6 +252,11 @@ def measure(binary, out, seconds, phase):
         with open(os.path.join(out, "vulkan-gemm.md")) as f:
             print(f.read())
         return 0
+    if phase == "attention":
+        with open(os.path.join(out, "vulkan-progress.log"), "a") as log:
+            text, bad = vulkan_attention.run(binary, out, seconds * 3, log)
+        print(text)
+        return 1 if bad else 0
     listed = Families(binary)
     with open(os.path.join(out, "vulkan-progress.log"), "a") as log:
         check_rows = check(binary, db, log, listed) if phase in ("check", "all") else []
@@ -295,6 +303,10 @@ def plan(context):
         space = narrow.coopmat_space(narrow.load(os.path.join(context.root, "search_spaces", "gemm.vulkan.json")))
         print(f"gemm coopmat sweep at {os.environ.get('KTUNE_VULKAN_GEMM_SHAPE', 'm=4096,n=4096,k=4096')}, "
               f"{len(space.get('starting_points', []))} starting points kept")
+        return
+    if phase == "attention":
+        print(f"flash attention coopmat check and sweep at "
+              f"{os.environ.get('KTUNE_VULKAN_ATTENTION_SHAPES', vulkan_attention.SHAPES)}, {3 * context.seconds(8):g} s per path")
         return
     listed = Families(context.ktune)
     if phase in ("check", "all"):

@@ -1,7 +1,13 @@
-// Flash attention forward on Vulkan (kernels/flash_attention/flash_attention.hpp has the problem):
-// the portable SIMT path of kernels/flash_attention/flash_attention_simt.cuh in GLSL. fp32, fp16
-// or bf16 in memory, every product and the softmax in fp32 on the FMA units; head_dim any
-// multiple of 8 up to 256.
+// Flash attention forward on Vulkan (kernels/flash_attention/flash_attention.hpp has the problem).
+// The compile-time parameter "path" picks the code:
+//   simt (default) - any device: the portable SIMT path of
+//                    kernels/flash_attention/flash_attention_simt.cuh in GLSL, described below;
+//   coopmat        - fp16 on devices with VK_NV_cooperative_matrix and 32-wide subgroups: both
+//                    products on the tensor cores, the softmax through shared memory (after the
+//                    simt code).
+//
+// simt: fp32, fp16 or bf16 in memory, every product and the softmax in fp32 on the FMA units;
+// head_dim any multiple of 8 up to 256.
 //
 // A workgroup takes KT_BLOCK_Q query rows of one head (y) of one sequence (z). Each row belongs
 // to a group of KT_THREADS_PER_ROW consecutive lanes of one subgroup, and each thread holds
@@ -33,8 +39,15 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "common/vulkan_common.glsl"
+#if defined(KT_PATH_COOPMAT)
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_NV_cooperative_matrix : require
+#endif
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#if !defined(KT_PATH_COOPMAT)
 
 layout(constant_id = 3) const uint KT_BLOCK_Q = 64;
 layout(constant_id = 4) const uint KT_BLOCK_KV = 16;
@@ -281,3 +294,212 @@ void main() {
     }
   }
 }
+
+#else
+// ---------------------------------------------------------------------------------------------
+// coopmat: GL_NV_cooperative_matrix 16x16x16 (fp16 -> fp32), fp16, 32-wide subgroups, head_dim a
+// multiple of 16 up to 128. A workgroup takes KT_BLOCK_Q = 16 * KT_WARPS query rows of one head,
+// 16 per subgroup, whose Q stays in D / 16 A fragments; keys and values stream through shared
+// memory KT_BLOCK_KV rows at a time (fp16, 16-byte copies, the next block in registers while the
+// current one is used). Per block of keys a subgroup
+//   1. computes S = Q·Kᵀ in BKV / 16 fp32 accumulators and stores them to its own scratch;
+//   2. runs the online softmax there, two invocations per row (masking, the row's new maximum,
+//      P = 2^(S·scale·log2 e - max) as fp16, the row's sum) and writes each row's rescale
+//      factor across a 16x16 matrix;
+//   3. multiplies its O accumulators component-wise by that matrix (components of matrices of
+//      one type lie alike over the subgroup, whatever the layout), then O += P·V.
+// The end divides O by the row sums the same way and stores the rows below seq_q with their lse.
+
+layout(constant_id = 3) const uint KT_BLOCK_Q = 64;
+layout(constant_id = 4) const uint KT_BLOCK_KV = 32;
+layout(constant_id = 8) const uint KT_DIM_HEAD_DIM = 128;
+layout(constant_id = 9) const uint KT_DIM_CAUSAL = 0;
+layout(constant_id = 10) const uint KT_WARPS = 4;
+
+#define D KT_DIM_HEAD_DIM
+#define BQ KT_BLOCK_Q
+#define BKV KT_BLOCK_KV
+const uint THREADS = KT_WARPS * 32;  // subgroups of 32 (a space constraint)
+// Shared rows in 16-byte chunks, padded by one so that the rows a fragment load reads at once
+// fall in distinct banks.
+const uint ROW = D / 8 + 1;                                    // a row of Q, K or V (fp16)
+const uint S_ROW = BKV / 4 + 1, P_ROW = BKV / 8 + 1;           // a row of S (fp32) and of P (fp16)
+const uint SCRATCH = 16 * S_ROW + 16 * P_ROW + 64;             // per subgroup: S, P, a 16x16 fp32 matrix
+const uint K_TILE = BKV * ROW;
+shared uvec4 smem[2 * K_TILE + KT_WARPS * SCRATCH];  // K, V (Q first, before the loop), then the scratches
+const uint CHUNKS = D / 8;                           // 16-byte chunks of a row
+const uint LOADS = (BKV * CHUNKS + THREADS - 1) / THREADS;
+
+layout(std430, binding = 0) readonly restrict buffer QBuffer { uvec4 q16[]; };
+layout(std430, binding = 1) readonly restrict buffer KBuffer { uvec4 k16[]; };
+layout(std430, binding = 2) readonly restrict buffer VBuffer { uvec4 v16[]; };
+layout(std430, binding = 3) writeonly restrict buffer OBuffer { KT_ELEM o[]; };
+layout(std430, binding = 4) writeonly restrict buffer LseBuffer { float lse[]; };
+layout(std430, binding = 5) readonly restrict buffer ScaleBuffer { float scale[]; };
+
+layout(push_constant) uniform Dims {
+  uint batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal;
+} dims;
+
+#define NEG_INF uintBitsToFloat(0xff800000u)
+
+uint keys_visible(uint i) {
+  if (KT_DIM_CAUSAL == 0) return dims.seq_kv;
+  const int last = int(i) + int(dims.seq_kv) - int(dims.seq_q);
+  return last < 0 ? 0u : min(uint(last) + 1u, dims.seq_kv);
+}
+
+uvec4 k_fetch[LOADS], v_fetch[LOADS];
+
+// Rows [kv0, kv0 + BKV) of this head's K and V into registers (zeros past seq_kv).
+void fetch_tiles(uint head_chunk, uint kv0) {
+  [[unroll]] for (uint t = 0; t < LOADS; ++t) {
+    const uint c = gl_LocalInvocationIndex + t * THREADS, row = kv0 + c / CHUNKS;
+    const bool valid = c < BKV * CHUNKS && row < dims.seq_kv;
+    k_fetch[t] = valid ? k16[head_chunk + row * CHUNKS + c % CHUNKS] : uvec4(0);
+    v_fetch[t] = valid ? v16[head_chunk + row * CHUNKS + c % CHUNKS] : uvec4(0);
+  }
+}
+
+void store_tiles() {
+  [[unroll]] for (uint t = 0; t < LOADS; ++t) {
+    const uint c = gl_LocalInvocationIndex + t * THREADS;
+    if (c < BKV * CHUNKS) {
+      smem[c / CHUNKS * ROW + c % CHUNKS] = k_fetch[t];
+      smem[K_TILE + c / CHUNKS * ROW + c % CHUNKS] = v_fetch[t];
+    }
+  }
+}
+
+// A 16x16 fp32 matrix whose row r is `value` of row r's invocations (this one: row `r`,
+// columns [8 half, 8 half + 8)), through the subgroup's scratch at `base`.
+fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> row_matrix(uint base, uint r, uint half_, float value) {
+  const uvec4 bits = floatBitsToUint(vec4(value));
+  smem[base + r * 4 + half_ * 2] = bits;
+  smem[base + r * 4 + half_ * 2 + 1] = bits;
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> m;
+  coopMatLoadNV(m, smem, base, 4, false);
+  subgroupBarrier();  // every invocation has loaded it before the scratch is written again
+  return m;
+}
+
+void main() {
+  const uint seq_q = dims.seq_q, seq_kv = dims.seq_kv;
+  const uint heads = dims.heads, kv_heads = dims.kv_heads == 0 ? dims.heads : dims.kv_heads;
+  const uint q_block = KT_DIM_CAUSAL != 0 ? gl_NumWorkGroups.x - 1 - gl_WorkGroupID.x : gl_WorkGroupID.x;
+  const uint head = gl_WorkGroupID.y, batch = gl_WorkGroupID.z;
+  const uint kv_head = head / (heads / kv_heads);
+  const uint i0 = q_block * BQ, bh = batch * heads + head;
+  const uint head_chunk = (batch * kv_heads + kv_head) * seq_kv * CHUNKS;
+  const uint warp = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  const uint scratch = 2 * K_TILE + warp * SCRATCH;  // S [16][S_ROW], P [16][P_ROW], a 16x16 matrix
+  const uint p_base = scratch + 16 * S_ROW, m_base = p_base + 16 * P_ROW;
+  const uint r = lane / 2, half_ = lane % 2;  // this invocation's row of the subgroup's 16 and half of it
+  const uint row = i0 + warp * 16 + r;
+
+  // Q rows [i0, i0 + BQ) into the K and V area (zeros past seq_q), then each subgroup's 16 rows
+  // into A fragments.
+  for (uint c = gl_LocalInvocationIndex; c < BQ * CHUNKS; c += THREADS) {
+    const uint q_row = i0 + c / CHUNKS;
+    smem[c / CHUNKS * ROW + c % CHUNKS] = q_row < seq_q ? q16[(bh * seq_q + q_row) * CHUNKS + c % CHUNKS] : uvec4(0);
+  }
+  barrier();
+  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> q_frag[D / 16];
+  [[unroll]] for (uint kk = 0; kk < D / 16; ++kk) coopMatLoadNV(q_frag[kk], smem, warp * 16 * ROW + kk * 2, ROW, false);
+
+  const uint last_row = min(i0 + BQ, seq_q) - 1;
+  const uint kv_blocks = (keys_visible(last_row) + BKV - 1) / BKV;
+  const uint visible = keys_visible(row);
+  const float scale_log2 = 1.4426950408889634 * scale[0];
+  if (kv_blocks > 0) fetch_tiles(head_chunk, 0);
+
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[D / 16];
+  [[unroll]] for (uint t = 0; t < D / 16; ++t) acc[t] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  float row_max = NEG_INF, row_sum = 0.0;  // the same in both invocations of a row
+
+  for (uint j = 0; j < kv_blocks; ++j) {
+    barrier();  // every subgroup is done with the previous block (and with Q's rows)
+    store_tiles();
+    barrier();
+    const uint kv0 = j * BKV;
+    if (j + 1 < kv_blocks) fetch_tiles(head_chunk, kv0 + BKV);  // in flight during the products
+
+    // 1. S = Q·Kᵀ: K stored [key][head] is Kᵀ read column-major.
+    [[unroll]] for (uint n = 0; n < BKV / 16; ++n) {
+      fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> s = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+      [[unroll]] for (uint kk = 0; kk < D / 16; ++kk) {
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> k_frag;
+        coopMatLoadNV(k_frag, smem, n * 16 * ROW + kk * 2, ROW, true);
+        s = coopMatMulAddNV(q_frag[kk], k_frag, s);
+      }
+      coopMatStoreNV(s, smem, scratch + n * 4, S_ROW, false);
+    }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+
+    // 2. The online softmax of row r over this invocation's half of the block's keys. A row
+    //    that has seen no key keeps max -inf and sum 0; masked keys get 0 by select (exp2 of
+    //    -inf is not promised 0 everywhere).
+    float x[BKV / 2];
+    float block_max = NEG_INF;
+    [[unroll]] for (uint c = 0; c < BKV / 2; ++c) {
+      const uint col = half_ * (BKV / 2) + c;
+      const float s = uintBitsToFloat(smem[scratch + r * S_ROW + col / 4][col % 4]);
+      x[c] = kv0 + col < visible ? s * scale_log2 : NEG_INF;
+      block_max = max(block_max, x[c]);
+    }
+    block_max = max(block_max, subgroupShuffleXor(block_max, 1));
+    const float new_max = max(row_max, block_max);
+    const float rescale = row_max == NEG_INF ? 0.0 : exp2(row_max - new_max);
+    float sum = 0.0;
+    [[unroll]] for (uint c = 0; c < BKV / 2; c += 8) {
+      vec4 p0, p1;
+      [[unroll]] for (uint e = 0; e < 4; ++e) {
+        p0[e] = x[c + e] == NEG_INF ? 0.0 : exp2(x[c + e] - new_max);
+        p1[e] = x[c + 4 + e] == NEG_INF ? 0.0 : exp2(x[c + 4 + e] - new_max);
+      }
+      sum += p0.x + p0.y + p0.z + p0.w + p1.x + p1.y + p1.z + p1.w;
+      smem[p_base + r * P_ROW + (half_ * (BKV / 2) + c) / 8] =
+          uvec4(packHalf2x16(p0.xy), packHalf2x16(p0.zw), packHalf2x16(p1.xy), packHalf2x16(p1.zw));
+    }
+    row_sum = row_sum * rescale + sum + subgroupShuffleXor(sum, 1);
+    row_max = new_max;
+
+    // 3. O = O · rescale (per row), then O += P·V (V stored [key][head]: B row-major).
+    const fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> factor = row_matrix(m_base, r, half_, rescale);
+    [[unroll]] for (uint t = 0; t < D / 16; ++t)
+      [[unroll]] for (uint e = 0; e < acc[t].length(); ++e) acc[t][e] *= factor[e];
+    [[unroll]] for (uint kk = 0; kk < BKV / 16; ++kk) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> p_frag;
+      coopMatLoadNV(p_frag, smem, p_base + kk * 2, P_ROW, false);
+      [[unroll]] for (uint t = 0; t < D / 16; ++t) {
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> v_frag;
+        coopMatLoadNV(v_frag, smem, K_TILE + kk * 16 * ROW + t * 2, ROW, false);
+        acc[t] = coopMatMulAddNV(p_frag, v_frag, acc[t]);
+      }
+    }
+  }
+
+  // O = accumulators / row sum, lse = ln 2 · (max + log2 sum). A row that sees no key (causal,
+  // seq_q > seq_kv) gets O = 0 and lse = +inf. Each 16x16 tile of O goes through the S scratch
+  // to the rows below seq_q, 16 invocations on a row's 16 columns.
+  const bool empty_row = row_sum == 0.0;
+  const fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> inverse = row_matrix(m_base, r, half_, empty_row ? 0.0 : 1.0 / row_sum);
+  [[unroll]] for (uint t = 0; t < D / 16; ++t) {
+    [[unroll]] for (uint e = 0; e < acc[t].length(); ++e) acc[t][e] *= inverse[e];
+    coopMatStoreNV(acc[t], smem, scratch, S_ROW, false);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    [[unroll]] for (uint e = lane; e < 256; e += 32) {
+      const uint out_row = i0 + warp * 16 + e / 16, col = t * 16 + e % 16;
+      if (out_row < seq_q)
+        o[(bh * seq_q + out_row) * D + col] = kt_store(uintBitsToFloat(smem[scratch + e / 16 * S_ROW + e % 16 / 4][e % 4]));
+    }
+    subgroupBarrier();  // every read done before the next tile overwrites the scratch
+  }
+  if (half_ == 0 && row < seq_q)
+    lse[bh * seq_q + row] = empty_row ? uintBitsToFloat(0x7f800000u) : (row_max + log2(row_sum)) * 0.69314718055994531;
+}
+#endif

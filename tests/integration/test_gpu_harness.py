@@ -90,6 +90,18 @@ class GpuHarness(harness.KtuneTestCase):
         with open(os.path.join(self.root, "search_spaces", "gemm.vulkan.json")) as f:
             coopmat = self.narrow.coopmat_space(json.load(f))
         self.assertTrue(all(p["path"] == "coopmat" for p in coopmat.get("starting_points", [])))
+        # Narrowed away from the build-time module's value, a space still loads; the Vulkan
+        # attention sweep's spaces (ci/gpu/vulkan_attention.py) with it.
+        self.assertNotIn("build_time_value", coopmat["parameters"][0])
+        from ci.gpu import vulkan_attention
+        vulkan_spaces = [self.narrow.write(coopmat, os.path.join(self.dir, "gemm-coopmat.vulkan.json"))]
+        vulkan_spaces += [vulkan_attention.path_space("vulkan", path, self.dir) for path in ("coopmat", "simt")]
+        for file in vulkan_spaces:
+            kernel = "gemm" if "gemm" in file else "flash_attention"
+            shape = "m=256,n=256,k=256" if kernel == "gemm" else "batch=1,heads=2,seq_q=129,seq_kv=129,head_dim=128"
+            summary = self.ktune_json("space", "--space", file, "-k", kernel, "-b", "vulkan", "--arch", "nvidia",
+                                      "--shape", shape, "--precision", "fp16")
+            self.assertGreater(summary["valid"], 0, file)
         with open(os.path.join(self.root, "search_spaces", "gemm.cuda.json")) as f:
             space = json.load(f)
         config = space["starting_points"][0]

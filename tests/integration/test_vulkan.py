@@ -117,23 +117,32 @@ class VulkanOnLavapipe(harness.KtuneTestCase):
         with open(os.path.join(cache, "vulkan", modules[0]), "rb") as module:
             self.assertEqual(module.read(4), b"\x03\x02\x23\x07")  # the SPIR-V magic number
 
-    def test_the_cooperative_matrix_gemm_is_compiled_at_tune_time(self):
-        # Its path is a compile-time parameter: glslang builds those variants, and the space
-        # offers them only where the device has cooperative matrices (not lavapipe).
+    def test_the_cooperative_matrix_paths_are_compiled_at_tune_time(self):
+        # GEMM's and flash attention's path is a compile-time parameter: glslang builds those
+        # variants, and the spaces offer them only where the device has cooperative matrices (not
+        # lavapipe, which then runs the tiled and simt paths).
         cache = os.path.join(self.dir, "spirv")
-        space = self.ktune_json("space", "--kernel", "gemm", "--backend", "vulkan", "--shape", "m=256,n=256,k=256",
-                                "--precision", "fp16")
-        self.assertGreater(space["valid"], 0)
-        result = self.tune_json("--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
-                                 "nvidia", "--precision", "fp16", "--shape", "m=256,n=256,k=256",
-                                 env_extra={"KTUNE_CACHE_DIR": cache})
-        self.assertEqual(result["failed"], 0)
-        lavapipe = self.tune_json("--kernel", "gemm", "--backend", "vulkan", "--compile-only", "--arch",
-                                   "lavapipe", "--precision", "fp16", "--shape", "m=256,n=256,k=256",
-                                   env_extra={"KTUNE_CACHE_DIR": cache})
-        self.assertLess(lavapipe["space"]["valid"], result["space"]["valid"])
-        modules = os.listdir(os.path.join(cache, "vulkan"))
-        self.assertGreaterEqual(len([m for m in modules if m.startswith("gemm-")]), 2)  # tiled and coopmat
+        for kernel, shape in (("gemm", "m=256,n=256,k=256"),
+                              ("flash_attention", "batch=1,heads=2,seq_q=129,seq_kv=129,head_dim=128,causal=1")):
+            with self.subTest(kernel=kernel):
+                space = self.ktune_json("space", "--kernel", kernel, "--backend", "vulkan", "--shape", shape,
+                                        "--precision", "fp16")
+                self.assertGreater(space["valid"], 0)
+                result = self.tune_json("--kernel", kernel, "--backend", "vulkan", "--compile-only", "--arch",
+                                         "nvidia", "--precision", "fp16", "--shape", shape,
+                                         env_extra={"KTUNE_CACHE_DIR": cache})
+                self.assertEqual(result["failed"], 0, json.dumps(result["failures"][:3], indent=1))
+                lavapipe = self.tune_json("--kernel", kernel, "--backend", "vulkan", "--compile-only", "--arch",
+                                           "lavapipe", "--precision", "fp16", "--shape", shape,
+                                           env_extra={"KTUNE_CACHE_DIR": cache})
+                self.assertLess(lavapipe["space"]["valid"], result["space"]["valid"])
+                modules = os.listdir(os.path.join(cache, "vulkan"))
+                self.assertGreaterEqual(len([m for m in modules if m.startswith(kernel + "-")]), 2)  # both paths
+        # On lavapipe itself a tune takes the simt path and records it with its results.
+        tuned = self.tune_json("--kernel", "flash_attention", "--backend", "vulkan", "--precision", "fp16",
+                               "--shape", "batch=1,heads=2,seq_q=33,seq_kv=33,head_dim=64", "--budget", "2")
+        self.assertEqual(tuned["best"]["config"]["path"], "simt")
+        self.assertEqual(tuned["outcomes"], {"ok": tuned["evaluated"]})
 
     def test_pipeline_statistics_follow_the_driver(self):
         # Where the driver offers VK_KHR_pipeline_executable_properties (NVIDIA's does: registers,
