@@ -216,6 +216,9 @@ class KernelFamily {
   // The stages of a family composed of others' kernels (struct Composition); nullopt for a family
   // with kernels of its own.
   virtual std::optional<Composition> composition(const Problem&) const { return std::nullopt; }
+  // Whether composition() has a value (at every problem): the library asks at every call, and
+  // building the stages only to see that they exist would cost each call microseconds.
+  virtual bool composed() const { return false; }
 
   // The CPU implementation, or nullptr when the family has none.
   virtual const CpuKernel* cpu_kernel() const { return nullptr; }

@@ -151,6 +151,7 @@ class AttentionBlockFamily final : public KernelFamily {
         }
   }
 
+  bool composed() const override { return true; }
   std::optional<Composition> composition(const Problem& problem) const override {
     const BlockShape s = BlockShape::of(problem);
     Composition c;

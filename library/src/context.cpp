@@ -302,7 +302,7 @@ void Context::run(std::string_view family_name, const std::vector<TensorArgument
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
     const std::vector<void*> ordered = library::tensors_in_order(family, problem, tensors);
-    if (family.composition(problem)) {
+    if (family.composed()) {
       impl_->launch_composed(family, *impl_->composed_call(family, problem, precision, stream), ordered, stream);
       return;
     }
@@ -315,7 +315,7 @@ ConfigChoice Context::choose(std::string_view family_name, const std::vector<Dim
   return library::guarded([&] {
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
-    if (family.composition(problem))  // the stages' choices; nothing allocated
+    if (family.composed())  // the stages' choices; nothing allocated
       return library::ComposedCall(*impl_->executor, family, problem, precision).choice(impl_->stage_choice());
     return impl_->choice(family, problem)->choice;
   });
@@ -326,7 +326,7 @@ ConfigChoice Context::use_config(std::string_view family_name, const std::vector
   return library::guarded([&] {
     const KernelFamily& family = library::family_named(family_name);
     const Problem problem = library::problem_of(family, dims, precision);
-    if (family.composition(problem))
+    if (family.composed())
       throw Error(ErrorCode::bad_argument, family.name() + " runs its stages' configs (choose() lists them): give each "
                                            "stage's family its config with use_config");
     return impl_->give(family, problem, config)->choice;

@@ -143,5 +143,19 @@ TEST(NamedTensors, ReadsByNameAndNamesTheValidOnesForAnUnknownName) {
   EXPECT_THROW(family.named_tensors(problem, host).at("x"), std::logic_error);
 }
 
+// composed() answers, cheaply, whether composition() has stages: at every family's default
+// problem and precisions the two agree.
+TEST(KernelFamilies, ComposedSaysWhetherTheFamilyHasStages) {
+  int composed = 0;
+  for (const KernelFamily* family : all_families()) {
+    for (const Precision precision : family->precisions()) {
+      const Problem problem = family->make_problem({}, precision);
+      EXPECT_EQ(family->composed(), family->composition(problem).has_value()) << family->name();
+    }
+    composed += family->composed();
+  }
+  EXPECT_GE(composed, 1);  // attention_block
+}
+
 }  // namespace
 }  // namespace ktune
