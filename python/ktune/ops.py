@@ -66,10 +66,12 @@ def _layer_norm(x, weight, bias):
 
 
 def _row_op(op, family):
-    def kernel(x):
+    """A kernel over x's rows (its last dim), out like x; `extra` tensors (softmax_dropout's rng)
+    go with it."""
+    def kernel(x, **extra):
         rows, cols = _rows_cols(op, x, x.shape[-1] if x.dim() else 0)
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
-        _dispatch.run(op, family, {"x": x}, {"out": out}, {"rows": rows, "cols": cols})
+        _dispatch.run(op, family, {"x": x}, {"out": out}, {"rows": rows, "cols": cols}, extra=extra)
         return out
     return kernel
 
@@ -99,15 +101,14 @@ layer_norm_op = _register("layer_norm(Tensor x, Tensor weight, Tensor bias) -> T
 softmax_op = _register("softmax(Tensor x) -> Tensor", _row_op("softmax", "softmax"), _like)
 
 
+_softmax_dropout_rows = _row_op("softmax_dropout", "softmax_dropout")
+
+
 def _softmax_dropout(x, rng):
-    rows, cols = _rows_cols("softmax_dropout", x, x.shape[-1] if x.dim() else 0)
     if rng.dtype != torch.int32 or rng.numel() != 2:
         raise BadArgument(f"ktune.softmax_dropout: rng must be 2 int32 values (seed, offset), got {rng.dtype} "
                           f"{tuple(rng.shape)}")
-    out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    _dispatch.run("softmax_dropout", "softmax_dropout", {"x": x}, {"out": out}, {"rows": rows, "cols": cols},
-                  extra={"rng": rng})
-    return out
+    return _softmax_dropout_rows(x, rng=rng)
 
 
 softmax_dropout_op = _register("softmax_dropout(Tensor x, Tensor rng) -> Tensor", _softmax_dropout,
