@@ -306,8 +306,9 @@ void main() {
 //   2. runs the online softmax there, two invocations per row (masking, the row's new maximum,
 //      P = 2^(S·scale·log2 e - max) as fp16, the row's sum) and writes each row's rescale
 //      factor across a 16x16 matrix;
-//   3. multiplies its O accumulators component-wise by that matrix (components of matrices of
-//      one type lie alike over the subgroup, whatever the layout), then O += P·V.
+//   3. divides its O accumulators by a matrix of each row's 1 / factor (matrix / matrix of one
+//      type is component-wise in the extension: no assumption on which component is where),
+//      then O += P·V.
 // The end divides O by the row sums the same way and stores the rows below seq_q with their lse.
 
 layout(constant_id = 3) const uint KT_BLOCK_Q = 64;
@@ -399,7 +400,8 @@ void main() {
   const uint r = lane / 2, half_ = lane % 2;  // this invocation's row of the subgroup's 16 and half of it
   const uint row = i0 + warp * 16 + r;
 
-  // Q rows [i0, i0 + BQ) into the K and V area (zeros past seq_q), then each subgroup's 16 rows
+  // Q rows [i0, i0 + BQ) into the K and V area and on into the scratches (zeros past seq_q; the
+  // space keeps them within the shared memory), then each subgroup's 16 rows
   // into A fragments.
   for (uint c = gl_LocalInvocationIndex; c < BQ * CHUNKS; c += THREADS) {
     const uint q_row = i0 + c / CHUNKS;
@@ -414,10 +416,13 @@ void main() {
   const uint visible = keys_visible(row);
   const float scale_log2 = 1.4426950408889634 * scale[0];
   if (kv_blocks > 0) fetch_tiles(head_chunk, 0);
+  // Without keys no loop barrier follows: every subgroup has its Q before the end writes the
+  // scratches (where Q's rows may lie). kv_blocks is the workgroup's.
+  if (kv_blocks == 0) barrier();
 
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[D / 16];
   [[unroll]] for (uint t = 0; t < D / 16; ++t) acc[t] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
-  float row_max = NEG_INF, row_sum = 0.0;  // the same in both invocations of a row
+  float row_max = NEG_INF, row_sum = 0.0;  // the same bits in both invocations of a row
 
   for (uint j = 0; j < kv_blocks; ++j) {
     barrier();  // every subgroup is done with the previous block (and with Q's rows)
@@ -464,13 +469,15 @@ void main() {
       smem[p_base + r * P_ROW + (half_ * (BKV / 2) + c) / 8] =
           uvec4(packHalf2x16(p0.xy), packHalf2x16(p0.zw), packHalf2x16(p1.xy), packHalf2x16(p1.zw));
     }
-    row_sum = row_sum * rescale + sum + subgroupShuffleXor(sum, 1);
+    row_sum = row_sum * rescale + (sum + subgroupShuffleXor(sum, 1));  // one sum, commuted alike
     row_max = new_max;
 
-    // 3. O = O · rescale (per row), then O += P·V (V stored [key][head]: B row-major).
-    const fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> factor = row_matrix(m_base, r, half_, rescale);
-    [[unroll]] for (uint t = 0; t < D / 16; ++t)
-      [[unroll]] for (uint e = 0; e < acc[t].length(); ++e) acc[t][e] *= factor[e];
+    // 3. O = O · rescale (per row) as O / (1 / rescale), then O += P·V (V stored [key][head]: B
+    //    row-major). A rescale of 0 (a row's first keys, O still 0; or an underflow) divides by a
+    //    huge finite number rather than by infinity, which Vulkan need not keep.
+    const float divisor = rescale > 1.0e-30 ? 1.0 / rescale : 3.0e38;
+    const fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> factor = row_matrix(m_base, r, half_, divisor);
+    [[unroll]] for (uint t = 0; t < D / 16; ++t) acc[t] = acc[t] / factor;
     [[unroll]] for (uint kk = 0; kk < BKV / 16; ++kk) {
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> p_frag;
       coopMatLoadNV(p_frag, smem, p_base + kk * 2, P_ROW, false);
@@ -486,9 +493,9 @@ void main() {
   // seq_q > seq_kv) gets O = 0 and lse = +inf. Each 16x16 tile of O goes through the S scratch
   // to the rows below seq_q, 16 invocations on a row's 16 columns.
   const bool empty_row = row_sum == 0.0;
-  const fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> inverse = row_matrix(m_base, r, half_, empty_row ? 0.0 : 1.0 / row_sum);
+  const fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> sums = row_matrix(m_base, r, half_, empty_row ? 1.0 : row_sum);
   [[unroll]] for (uint t = 0; t < D / 16; ++t) {
-    [[unroll]] for (uint e = 0; e < acc[t].length(); ++e) acc[t][e] *= inverse[e];
+    acc[t] = acc[t] / sums;
     coopMatStoreNV(acc[t], smem, scratch, S_ROW, false);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
