@@ -79,16 +79,22 @@ __device__ __forceinline__ void row_dots(float* out, const T* a, const T* b, lon
   }
 }
 
+// Accumulator tiles (Scores, Gradient, a warp's slice of dq) to zero.
+template <int M, int N>
+__device__ __forceinline__ void zero(float (&tiles)[M][N][4]) {
+#pragma unroll
+  for (int i = 0; i < M; ++i)
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) tiles[i][n][e] = 0.0f;
+}
+
 // c[i][n] = A·Bᵀ over the head: A the warp's m16 tiles i (rows row0 + 16 i of `a_tile`), B the
 // STREAM rows of `b_tile` (its rows are the columns of c, read like GEMM's B in [n, k] layout).
 __device__ __forceinline__ void head_products(Scores& c, const T* a_tile, int row0, const T* b_tile) {
   const int lane = threadIdx.x % 32;
-#pragma unroll
-  for (int i = 0; i < kMTiles; ++i)
-#pragma unroll
-    for (int n = 0; n < kStreamTiles; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) c[i][n][e] = 0.0f;
+  zero(c);
 #pragma unroll
   for (int kk = 0; kk < kKSteps; ++kk) {
     unsigned a[kMTiles][4];
@@ -153,14 +159,6 @@ __device__ __forceinline__ void store_gradient(T* matrix, long long row0, long l
     }
 }
 
-__device__ __forceinline__ void zero(Gradient& acc) {
-#pragma unroll
-  for (int i = 0; i < kMTiles; ++i)
-#pragma unroll
-    for (int n = 0; n < kHeadTiles; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][n][e] = 0.0f;
-}
 
 
 // Atomic dq of one query tile: dS·K, dSᵀ (ROWS keys x STREAM queries) in `ds_tile` and K's rows
@@ -169,11 +167,8 @@ __device__ __forceinline__ void add_dq(float* sums, long long row0, long long ro
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int m = warp / kDqGroups; m < kDqM; m += kWarps / kDqGroups) {
     const int n0 = warp % kDqGroups * kDqTiles;
-    float acc[kDqTiles][4];
-#pragma unroll
-    for (int n = 0; n < kDqTiles; ++n)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[n][e] = 0.0f;
+    float acc[1][kDqTiles][4];  // one m16 tile
+    zero(acc);
 #pragma unroll
     for (int kk = 0; kk < ROWS / 16; ++kk) {
       // dS (queries x keys) as the A operand from dSᵀ stored keys x queries: each 8x8 transposed.
@@ -183,8 +178,8 @@ __device__ __forceinline__ void add_dq(float* sums, long long row0, long long ro
       for (int n = 0; n < kDqTiles; n += 2) {
         unsigned b[4];
         kt::mma::ldmatrix_x4_trans(b, k_tile + (kk * 16 + (lane / 8) % 2 * 8 + lane % 8) * kRow + (n0 + n) * 8 + lane / 16 * 8);
-        kt::mma::mma_16816(acc[n], a, b[0], b[1]);
-        kt::mma::mma_16816(acc[n + 1], a, b[2], b[3]);
+        kt::mma::mma_16816(acc[0][n], a, b[0], b[1]);
+        kt::mma::mma_16816(acc[0][n + 1], a, b[2], b[3]);
       }
     }
 #pragma unroll
@@ -194,8 +189,8 @@ __device__ __forceinline__ void add_dq(float* sums, long long row0, long long ro
 #pragma unroll
       for (int n = 0; n < kDqTiles; ++n) {
         float* sum = sums + row * D + (n0 + n) * 8 + lane % 4 * 2;
-        atomicAdd(sum, acc[n][2 * h]);
-        atomicAdd(sum + 1, acc[n][2 * h + 1]);
+        atomicAdd(sum, acc[0][n][2 * h]);
+        atomicAdd(sum + 1, acc[0][n][2 * h + 1]);
       }
     }
   }
