@@ -516,8 +516,8 @@ class _Recomputed(torch.autograd.Function):
 # Devices whose attention backward is ktune's kernel (flash_attention_backward); elsewhere the
 # backward recomputes PyTorch's formula. The CUDA kernel passes tests/python/test_torch_package_gpu.py
 # (H200, 2026-12-05), but its tensor-core path reaches 0.27-0.51x FlashAttention 2's backward
-# (reports/h200-backward-vulkan) and an untuned call runs the SIMT default: CUDA joins once the
-# backward is at least as fast as the formula's.
+# (reports/h200-backward-vulkan): CUDA joins once the backward is at least as fast as the
+# formula's.
 KERNEL_BACKWARD_DEVICES = {"cpu"}
 
 
