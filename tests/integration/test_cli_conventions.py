@@ -119,7 +119,11 @@ class OneDocument(harness.KtuneTestCase):
         self.assertEqual(set(one), set(two))
         self.assertEqual(set(one), {"command", "backend", "compile_only", "results", "exit_code"})
         self.assertEqual((len(one["results"]), len(two["results"])), (1, 2))
-        self.assertEqual(set(one["results"][0]), set(two["results"][1]))
+        # A result names a noisy config only when one was (a busy machine's timing): not a member
+        # of the document's shape.
+        def members(result):
+            return set(result) - {"noisy_example"}
+        self.assertEqual(members(one["results"][0]), members(two["results"][1]))
 
     def test_best_and_header_say_whose_they_are(self):
         text = self.ktune("tune", "-k", "rmsnorm", "--shape", SMALL, "--budget", "1", "--backend", "cpu",
