@@ -7,10 +7,11 @@ KTUNE_ATTENTION_PRECISIONS (default bf16) tuned by brute force (at most SECONDS 
 against PyTorch SDPA on cuDNN and on FlashAttention 2 in the same run. Writes attention.log,
 attention-table.md, attention-baseline.json and attention-errors.log to the output.
 KTUNE_ATTENTION_PASS=backward does all of it for flash_attention_backward against SDPA's backward
-(written as attention-backward*)."""
+(written as attention-backward*). KTUNE_ATTENTION_PATH=mma (or another value of the space's path)
+benchmarks that path alone, so that a short tune is not spent on a slow portable config."""
 import os
 
-from . import judge, ktune, sass, table_attention
+from . import judge, ktune, narrow, sass, table_attention
 from .bench_tune import bench_against_baseline
 from .context import Log
 from .phase_gemm import label_of, write_errors
@@ -64,17 +65,31 @@ def run(context):
         shapes = context.environ.get("KTUNE_ATTENTION_SHAPES", BENCH_SHAPES).split()
         precisions = context.environ.get("KTUNE_ATTENTION_PRECISIONS", "bf16").split()
 
+        pinned = path_space(context, kernel, context.environ.get("KTUNE_ATTENTION_PATH"))
+
         def tune_args(shape, precision):
             batch, heads, seq, head_dim, causal = shape.split(",")
             return ktune.tune_args(
                 kernel, "cuda",
                 f"batch={batch},heads={heads},seq_q={seq},seq_kv={seq},head_dim={head_dim},causal={causal}",
                 precision, "--strategy", "brute_force", "--time-limit", f"{seconds:g}", "--config-timeout", "30",
-                "--db", context.path(f"{name}-bench.db"), "--no-export", "--json")
+                "--db", context.path(f"{name}-bench.db"), "--no-export", "--json", *pinned)
 
         bench_against_baseline(context, log, name, "baseline_attention", f"{name}-bench.err", shapes,
                                precisions, tune_args, table_attention.main)
     write_errors(context, [f"{name}-check.err", f"{name}-bench.err"], f"{name}-errors.log")
+
+
+def path_space(context, kernel, path):
+    """["--space", file] of `kernel`'s CUDA space with its path pinned to `path` (its first starting
+    point of that path the default), or [] without one."""
+    if not path:
+        return []
+    space = narrow.load(os.path.join(context.root, "search_spaces", f"{kernel}.cuda.json"))
+    points = [p for p in space.get("starting_points", []) if p.get("path") == path]
+    default = points[0] if points else {**space["default"], "path": path}
+    return ["--space", narrow.write(narrow.narrow(space, {"path": [path]}, default=default),
+                                    context.path(f"{kernel}-{path}.cuda.json"))]
 
 
 def plan(context):
@@ -83,5 +98,7 @@ def plan(context):
     if context.environ.get("KTUNE_ATTENTION_CHECK", "1") == "1":
         print(f"check: {' '.join(CHECK_SHAPES)} in {' '.join(CHECK_PRECISIONS)}")
     if context.environ.get("KTUNE_ATTENTION_BENCH", "1") == "1":
+        if context.environ.get("KTUNE_ATTENTION_PATH"):
+            print(f"bench path: {context.environ['KTUNE_ATTENTION_PATH']} alone")
         print(f"bench: {context.environ.get('KTUNE_ATTENTION_SHAPES', BENCH_SHAPES)} in "
               f"{context.environ.get('KTUNE_ATTENTION_PRECISIONS', 'bf16')}, {context.seconds(20):g} s each")
