@@ -209,6 +209,29 @@ __device__ __forceinline__ void finish_dq(float* sums, T* out, long long row0, l
   }
 }
 
+
+// The pipeline both kinds of blocks run. start_stages: the block's two resident tiles (rows
+// [row0, row0 + ROWS) of a and b) and the first kStages - 1 streamed tiles in flight, the residents
+// in the first group. next_stage: waits for tile t, then refills the stage the block is done with.
+template <class Issue>
+__device__ __forceinline__ void start_stages(T* resident_a, const T* a, T* resident_b, const T* b, long long row0,
+                                             long long rows, int tiles, Issue issue) {
+  load_rows<ROWS>(resident_a, a, row0, rows);
+  load_rows<ROWS>(resident_b, b, row0, rows);
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < tiles) issue(s);
+    kt::mma::commit_copies();
+  }
+}
+template <class Issue>
+__device__ __forceinline__ void next_stage(int t, int tiles, Issue issue) {
+  kt::mma::wait_copies<kStages - 2>();
+  __syncthreads();  // tile t is visible to all, and every warp is done with the stage refilled next
+  if (t + kStages - 1 < tiles) issue(t + kStages - 1);
+  kt::mma::commit_copies();
+}
+
 }  // namespace kt::backward
 
 extern "C" __global__ void __launch_bounds__(kt::backward::kThreads)
@@ -271,21 +294,12 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
           kt::store_floats<T, 2>(dq + (batch * heads + h) * seq_q * D + e, zeros);
         }
     }
-    load_rows<ROWS>(resident_a, k + kv_base * D, j0, seq_kv);  // in the first group, with the first tile
-    load_rows<ROWS>(resident_b, v + kv_base * D, j0, seq_kv);
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (s < tiles) issue(s);
-      kt::mma::commit_copies();
-    }
+    start_stages(resident_a, k + kv_base * D, resident_b, v + kv_base * D, j0, seq_kv, tiles, issue);
     Gradient grad_k, grad_v;
     zero(grad_k);
     zero(grad_v);
     for (int t = 0; t < tiles; ++t) {
-      kt::mma::wait_copies<kStages - 2>();
-      __syncthreads();  // tile t is visible to all, and every warp is done with the stage refilled next
-      if (t + kStages - 1 < tiles) issue(t + kStages - 1);
-      kt::mma::commit_copies();
+      next_stage(t, tiles, issue);
       const int s = t % kStages;
       const T* q_stage = stages + s * kStage;
       const T* dout_stage = q_stage + STREAM * kRow;
@@ -364,13 +378,7 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
     load_rows<STREAM>(stage + STREAM * kRow, v + kv_base * D, static_cast<long long>(t) * STREAM, seq_kv);
   };
 
-  load_rows<ROWS>(resident_a, q + q_base * D, i0, seq_q);  // in the first group, with the first keys
-  load_rows<ROWS>(resident_b, dout + q_base * D, i0, seq_q);
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < tiles) issue(s);
-    kt::mma::commit_copies();
-  }
+  start_stages(resident_a, q + q_base * D, resident_b, dout + q_base * D, i0, seq_q, tiles, issue);
   // While the copies fly: each row's lse and D = dout · o, straight from global memory.
   for (int r = threadIdx.x; r < ROWS; r += kThreads) row_lse[r] = r < rows ? lse[q_base + i0 + r] * kLog2e : infinity();
   row_dots(row_delta, dout + (q_base + i0) * D, o + (q_base + i0) * D, D, ROWS, rows);
@@ -390,10 +398,7 @@ flash_attention_backward_kernel(const KT_T* __restrict__ q, const KT_T* __restri
   Gradient grad_q;
   zero(grad_q);
   for (int t = 0; t < tiles; ++t) {
-    kt::mma::wait_copies<kStages - 2>();
-    __syncthreads();
-    if (t + kStages - 1 < tiles) issue(t + kStages - 1);
-    kt::mma::commit_copies();
+    next_stage(t, tiles, issue);
     const T* k_stage = stages + t % kStages * kStage;
     const T* v_stage = k_stage + STREAM * kRow;
 
