@@ -47,6 +47,27 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
+// What both paths read: the head size and mask, the dims, the lse and scale buffers (bindings 4
+// and 5) and the causal bound.
+layout(constant_id = 8) const uint KT_DIM_HEAD_DIM = 128;
+layout(constant_id = 9) const uint KT_DIM_CAUSAL = 0;
+
+layout(std430, binding = 4) writeonly restrict buffer LseBuffer { float lse[]; };
+layout(std430, binding = 5) readonly restrict buffer ScaleBuffer { float scale[]; };
+
+layout(push_constant) uniform Dims {
+  uint batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal;
+} dims;
+
+#define NEG_INF uintBitsToFloat(0xff800000u)  // -inf (GLSL has no literal for it)
+
+// Keys query row i sees (bottom-right causal: key j when j <= i + seq_kv - seq_q).
+uint keys_visible(uint i) {
+  if (KT_DIM_CAUSAL == 0) return dims.seq_kv;
+  const int last = int(i) + int(dims.seq_kv) - int(dims.seq_q);
+  return last < 0 ? 0u : min(uint(last) + 1u, dims.seq_kv);
+}
+
 #if !defined(KT_PATH_COOPMAT)
 
 layout(constant_id = 3) const uint KT_BLOCK_Q = 64;
@@ -54,8 +75,6 @@ layout(constant_id = 4) const uint KT_BLOCK_KV = 16;
 layout(constant_id = 5) const uint KT_THREADS_PER_ROW = 4;
 layout(constant_id = 6) const uint KT_ROWS_PER_THREAD = 2;
 layout(constant_id = 7) const uint KT_KEYS_UNROLLED = 16;
-layout(constant_id = 8) const uint KT_DIM_HEAD_DIM = 128;
-layout(constant_id = 9) const uint KT_DIM_CAUSAL = 0;
 
 // Short names as macros: a `const` alias of a specialization constant would be the same SPIR-V
 // id under a second OpName, hiding the KT_ name the backend matches.
@@ -85,27 +104,12 @@ layout(std430, binding = 0) readonly restrict buffer QBuffer { KT_ELEM4 q4[]; };
 layout(std430, binding = 1) readonly restrict buffer KBuffer { uvec4 k_raw[]; };
 layout(std430, binding = 2) readonly restrict buffer VBuffer { uvec4 v_raw[]; };
 layout(std430, binding = 3) writeonly restrict buffer OBuffer { KT_ELEM4 o4[]; };
-layout(std430, binding = 4) writeonly restrict buffer LseBuffer { float lse[]; };
-layout(std430, binding = 5) readonly restrict buffer ScaleBuffer { float scale[]; };
-
-layout(push_constant) uniform Dims {
-  uint batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal;
-} dims;
 
 shared vec4 k_tile[BKV * CHUNKS];  // [BKV][D] fp32, rows unpadded: see the reads below
 shared vec4 v_tile[BKV * CHUNKS];
 
 // The next block of keys and values, this thread's 16-byte loads, kept raw until stored.
 uvec4 k_fetch[LOADS_PER_THREAD], v_fetch[LOADS_PER_THREAD];
-
-#define NEG_INF uintBitsToFloat(0xff800000u)  // -inf (GLSL has no literal for it)
-
-// Keys query row i sees (bottom-right causal: key j when j <= i + seq_kv - seq_q).
-uint keys_visible(uint i) {
-  if (KT_DIM_CAUSAL == 0) return dims.seq_kv;
-  const int last = int(i) + int(dims.seq_kv) - int(dims.seq_q);
-  return last < 0 ? 0u : min(uint(last) + 1u, dims.seq_kv);
-}
 
 // Whether this lane owns a chunk in slot s (only the last slot can be empty).
 bool owns_slot(uint s, uint lane) { return EVEN_SLOTS || s + 1 < SLOTS || (SLOTS - 1) * G + lane < CHUNKS; }
@@ -313,8 +317,6 @@ void main() {
 
 layout(constant_id = 3) const uint KT_BLOCK_Q = 64;
 layout(constant_id = 4) const uint KT_BLOCK_KV = 32;
-layout(constant_id = 8) const uint KT_DIM_HEAD_DIM = 128;
-layout(constant_id = 9) const uint KT_DIM_CAUSAL = 0;
 layout(constant_id = 10) const uint KT_WARPS = 4;
 
 #define D KT_DIM_HEAD_DIM
@@ -335,20 +337,6 @@ layout(std430, binding = 0) readonly restrict buffer QBuffer { uvec4 q16[]; };
 layout(std430, binding = 1) readonly restrict buffer KBuffer { uvec4 k16[]; };
 layout(std430, binding = 2) readonly restrict buffer VBuffer { uvec4 v16[]; };
 layout(std430, binding = 3) writeonly restrict buffer OBuffer { KT_ELEM o[]; };
-layout(std430, binding = 4) writeonly restrict buffer LseBuffer { float lse[]; };
-layout(std430, binding = 5) readonly restrict buffer ScaleBuffer { float scale[]; };
-
-layout(push_constant) uniform Dims {
-  uint batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal;
-} dims;
-
-#define NEG_INF uintBitsToFloat(0xff800000u)
-
-uint keys_visible(uint i) {
-  if (KT_DIM_CAUSAL == 0) return dims.seq_kv;
-  const int last = int(i) + int(dims.seq_kv) - int(dims.seq_q);
-  return last < 0 ? 0u : min(uint(last) + 1u, dims.seq_kv);
-}
 
 uvec4 k_fetch[LOADS], v_fetch[LOADS];
 
