@@ -23,6 +23,17 @@ __device__ __forceinline__ void copy_16(void* destination, const void* source, b
                "r"(valid ? 16 : 0)
                : "memory");
 }
+// Rows [row0, row0 + ROWS) of a [rows, COLS] row-major matrix of 16-bit elements into a shared
+// tile of PITCH elements a row, in 16-byte copies by THREADS threads; zeros past `rows`.
+template <int ROWS, int COLS, int PITCH, int THREADS, class T>
+__device__ __forceinline__ void copy_rows(T* tile, const T* matrix, long long row0, long long rows) {
+  constexpr int kChunksPerRow = COLS / 8;
+  for (int c = threadIdx.x; c < ROWS * kChunksPerRow; c += THREADS) {
+    const int r = c / kChunksPerRow, col = c % kChunksPerRow * 8;
+    const bool valid = row0 + r < rows;
+    copy_16(tile + r * PITCH + col, valid ? matrix + (row0 + r) * COLS + col : matrix, valid);
+  }
+}
 __device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 // Waits until at most PENDING committed groups of this thread's copies are still in flight.
 template <int PENDING>

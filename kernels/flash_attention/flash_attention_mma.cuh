@@ -32,12 +32,7 @@ static_assert(kStages >= 2, "at least double buffering");
 // Rows [row0, row0 + ROWS) of a [rows, D] matrix into a padded shared tile; zeros past `rows`.
 template <int ROWS>
 __device__ __forceinline__ void load_rows(T* tile, const T* matrix, long long row0, long long rows) {
-  constexpr int kChunksPerRow = D / 8;  // 16-byte copies
-  for (int c = threadIdx.x; c < ROWS * kChunksPerRow; c += kThreads) {
-    const int r = c / kChunksPerRow, col = c % kChunksPerRow * 8;
-    const bool valid = row0 + r < rows;
-    kt::mma::copy_16(tile + r * kRow + col, valid ? matrix + (row0 + r) * D + col : matrix, valid);
-  }
+  kt::mma::copy_rows<ROWS, D, kRow, kThreads>(tile, matrix, row0, rows);
 }
 
 // One m16 row tile of m16n8 accumulator tiles as the flat layout of the shared softmax

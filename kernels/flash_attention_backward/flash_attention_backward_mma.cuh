@@ -54,12 +54,7 @@ using Gradient = float[kMTiles][kHeadTiles][4];
 // Rows [row0, row0 + N) of a [rows, D] matrix into a padded shared tile; zeros past `rows`.
 template <int N>
 __device__ __forceinline__ void load_rows(T* tile, const T* matrix, long long row0, long long rows) {
-  constexpr int kChunksPerRow = D / 8;  // 16-byte copies
-  for (int c = threadIdx.x; c < N * kChunksPerRow; c += kThreads) {
-    const int r = c / kChunksPerRow, col = c % kChunksPerRow * 8;
-    const bool valid = row0 + r < rows;
-    kt::mma::copy_16(tile + r * kRow + col, valid ? matrix + (row0 + r) * D + col : matrix, valid);
-  }
+  kt::mma::copy_rows<N, D, kRow, kThreads>(tile, matrix, row0, rows);
 }
 
 // out[r] = a_r · b_r for the rows r < valid of two row-major matrices (`stride` elements a row),
