@@ -23,6 +23,18 @@ __device__ __forceinline__ void copy_16(void* destination, const void* source, b
                "r"(valid ? 16 : 0)
                : "memory");
 }
+// BYTES (4, 8 or 16) from global to shared memory, both aligned to BYTES; the 16-byte copy
+// bypasses L1 (.cg takes no other size), the smaller ones go through it.
+template <int BYTES>
+__device__ __forceinline__ void copy_async(void* destination, const void* source) {
+  static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
+  if constexpr (BYTES == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(destination)), "l"(source) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(shared_address(destination)), "l"(source), "n"(BYTES)
+                 : "memory");
+  }
+}
 // Rows [row0, row0 + ROWS) of a [rows, COLS] row-major matrix of 16-bit elements into a shared
 // tile of PITCH elements a row, in 16-byte copies by THREADS threads; zeros past `rows`.
 template <int ROWS, int COLS, int PITCH, int THREADS, class T>

@@ -9,13 +9,20 @@
 // in wide loads; KT_UNROLL tokens per group are loaded before they are used (their pages looked
 // up a step ahead). Each group keeps an online softmax per head (maximum, sum, output slice in
 // registers), updated once per step of UNROLL tokens; the groups of a warp are combined with
-// shuffles, the warps through shared memory.
+// shuffles, the warps through shared memory. With KT_STAGES > 1 (CUDA sm_80+) the loads go by
+// cp.async into a ring of shared-memory stages, STAGES - 1 steps ahead of the step computed.
 //
 // With one split the block writes o and lse. With several it writes its partial result to the
 // workspace; the last block of a head group to finish (a counter per head group, reset by that
 // block) merges the splits and writes o and lse. head_dim and page_size are compile-time
 // (KT_DIM_*); every other dim, the lengths and the table are read at run time.
 #include "kernels/common/cuda_common.cuh"
+#ifndef KT_STAGES
+#define KT_STAGES 1  // the HIP space has no stages: loads straight into registers
+#endif
+#if KT_STAGES > 1
+#include "kernels/common/cuda_mma.cuh"  // cp.async (sm_80+, CUDA only)
+#endif
 
 namespace kt::paged {
 
@@ -136,28 +143,12 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
       page[u] = t < last ? table[t / PAGE] : 0;
     }
   };
-  look_up(first);
-  // Every lane of a block takes the same number of steps, and every lane of a warp the same
-  // shuffles: a token past the range is loaded as zeros and leaves the state as it is.
-  for (long long step = first; step < last; step += (long long)GROUPS * UNROLL) {
-    float keys[UNROLL][SLICE], values[UNROLL][SLICE];
-    bool present[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {  // every load of the UNROLL tokens in flight first
-      const long long t = step + (long long)u * GROUPS + token_group;
-      present[u] = t < last;
-      if (present[u]) {
-        const long long row = ((long long)page[u] * PAGE + t % PAGE) * row_stride + kvh * D + part * SLICE;
-        load_slice(k_cache + row, keys[u]);
-        load_slice(v_cache + row, values[u]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < SLICE; ++e) keys[u][e] = values[u][e] = 0.0f;
-      }
-    }
-    look_up(step + (long long)GROUPS * UNROLL);
-    // One online-softmax update per head for the step's UNROLL tokens: their scores first, then
-    // one rescale of the state to the step's maximum (not one per token).
+  constexpr long long kStep = (long long)GROUPS * UNROLL;  // tokens of the block's step
+  float keys[UNROLL][SLICE], values[UNROLL][SLICE];
+  bool present[UNROLL];
+  // One online-softmax update per head for the step's UNROLL tokens (in keys, values, present):
+  // their scores first, then one rescale of the state to the step's maximum (not one per token).
+  const auto absorb_step = [&]() {
 #pragma unroll
     for (int h = 0; h < HEADS; ++h) {
       float score[UNROLL];
@@ -185,7 +176,91 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
         for (int e = 0; e < SLICE; ++e) state.acc[h][e] = fmaf(p, values[u][e], state.acc[h][e]);
       }
     }
+  };
+  const auto cache_row = [&](long long t, int u) {
+    return ((long long)page[u] * PAGE + t % PAGE) * row_stride + kvh * D + part * SLICE;
+  };
+  extern __shared__ float shared[];
+  look_up(first);
+  // Every lane of a block takes the same number of steps, and every lane of a warp the same
+  // shuffles: a token past the range is taken as zeros and leaves the state as it is.
+#if KT_STAGES > 1
+  // STAGES - 1 steps of keys and values in flight by cp.async into a ring of shared stages, so
+  // that the bytes in flight do not depend on registers nor wait for the step being computed.
+  // Each thread copies and later reads only its own slices (no barrier): per stage, token and
+  // K or V, its 16-byte (or narrower) chunks lie thread after thread, so reads are conflict-free.
+  T* const stages = reinterpret_cast<T*>(shared);
+  const auto staged_chunk = [&](int stage, int u, int kv, int c) {
+    return stages + ((((stage * UNROLL + u) * 2 + kv) * (SLICE / VEC) + c) * (WARPS * 32) + threadIdx.x) * VEC;
+  };
+  const auto issue = [&](long long step, int stage) {  // its tokens past the range: no copy, never read
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const long long t = step + (long long)u * GROUPS + token_group;
+      if (t >= last) continue;
+      const long long row = cache_row(t, u);
+#pragma unroll
+      for (int c = 0; c < SLICE / VEC; ++c) {
+        kt::mma::copy_async<VEC * int(sizeof(T))>(staged_chunk(stage, u, 0, c), k_cache + row + c * VEC);
+        kt::mma::copy_async<VEC * int(sizeof(T))>(staged_chunk(stage, u, 1, c), v_cache + row + c * VEC);
+      }
+    }
+  };
+#pragma unroll
+  for (int s = 0; s < KT_STAGES - 1; ++s) {
+    issue(first + s * kStep, s);
+    look_up(first + (s + 1) * kStep);
+    kt::mma::commit_copies();
   }
+  int stage = 0;
+  for (long long step = first; step < last; step += kStep) {
+    // The stage refilled now is the one read a step ago: this thread's reads of it are done.
+    issue(step + (KT_STAGES - 1) * kStep, (stage + KT_STAGES - 1) % KT_STAGES);
+    look_up(step + KT_STAGES * kStep);
+    kt::mma::commit_copies();
+    kt::mma::wait_copies<KT_STAGES - 1>();
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      present[u] = step + (long long)u * GROUPS + token_group < last;
+#pragma unroll
+      for (int c = 0; c < SLICE / VEC; ++c) {
+        float part_k[VEC], part_v[VEC];
+        if (present[u]) {
+          kt::load_floats<T, VEC>(staged_chunk(stage, u, 0, c), part_k);
+          kt::load_floats<T, VEC>(staged_chunk(stage, u, 1, c), part_v);
+        }
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) {
+          keys[u][c * VEC + i] = present[u] ? part_k[i] : 0.0f;
+          values[u][c * VEC + i] = present[u] ? part_v[i] : 0.0f;
+        }
+      }
+    }
+    stage = stage + 1 == KT_STAGES ? 0 : stage + 1;
+    absorb_step();
+  }
+  kt::mma::wait_copies<0>();  // (only empty groups are left: no copy is issued past the range)
+  float* const merge_area = shared + KT_STAGES * UNROLL * 2 * SLICE * (WARPS * 32) * int(sizeof(T)) / 4;
+#else
+  for (long long step = first; step < last; step += kStep) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {  // every load of the UNROLL tokens in flight first
+      const long long t = step + (long long)u * GROUPS + token_group;
+      present[u] = t < last;
+      if (present[u]) {
+        const long long row = cache_row(t, u);
+        load_slice(k_cache + row, keys[u]);
+        load_slice(v_cache + row, values[u]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < SLICE; ++e) keys[u][e] = values[u][e] = 0.0f;
+      }
+    }
+    look_up(step + kStep);
+    absorb_step();
+  }
+  float* const merge_area = shared;
+#endif
 
   // The groups of a warp: lanes holding the same slice in other groups, by shuffles.
 #pragma unroll
@@ -200,13 +275,13 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
     }
   }
 
-  // The warps, through shared memory: [WARPS][HEADS][D + 2] (the slice, then maximum and sum).
-  extern __shared__ float shared[];
+  // The warps, through shared memory: [WARPS][HEADS][D + 2] (the slice, then maximum and sum),
+  // after the stages.
   constexpr int kStride = D + 2;
   if (lane < LANES) {
 #pragma unroll
     for (int h = 0; h < HEADS; ++h) {
-      float* slot = shared + (warp * HEADS + h) * kStride;
+      float* slot = merge_area + (warp * HEADS + h) * kStride;
 #pragma unroll
       for (int e = 0; e < SLICE; ++e) slot[part * SLICE + e] = state.acc[h][e];
       if (part == 0) {
@@ -223,7 +298,7 @@ paged_attention_kernel(const KT_T* __restrict__ q, const KT_T* __restrict__ k_ca
   for (int i = threadIdx.x; i < HEADS * D; i += WARPS * 32) {
     const int h = i / D, e = i % D;
     Column column;
-    for (int w = 0; w < WARPS; ++w) column.absorb(shared + (w * HEADS + h) * kStride, e);
+    for (int w = 0; w < WARPS; ++w) column.absorb(merge_area + (w * HEADS + h) * kStride, e);
     if (several) {
       partial[h * kStride + e] = column.acc;
       if (e == 0) {
