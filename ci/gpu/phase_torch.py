@@ -21,7 +21,8 @@ def library(context):
 
 def environment(context):
     """The environment the package's scripts run in: the library and the package from this checkout."""
-    return {**os.environ, "KTUNE_LIBRARY": library(context), "PYTHONPATH": os.path.join(context.root, "python")}
+    return {**os.environ, "KTUNE_LIBRARY": library(context), "PYTHONPATH": os.path.join(context.root, "python"),
+            "KTUNE_BIN": context.environ.get("KTUNE_BIN") or context.ktune}
 
 
 def table(document, what):

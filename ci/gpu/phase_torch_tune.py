@@ -17,7 +17,7 @@ from .phase_torch import environment, library
 def run(context):
     seconds = context.seconds(20)
     out_dir = context.path("tuned")
-    env = {**environment(context), "KTUNE_BIN": context.ktune}  # `python -m` from the root finds ci.gpu
+    env = environment(context)  # `python -m` from the root finds ci.gpu
     args = [sys.executable, "-m", "ci.gpu.tune_torch_modules", f"{seconds:g}", context.path("torch-tune.db"), out_dir]
     if context.environ.get("KTUNE_TORCH_QUICK") == "1":
         args.append("--quick")

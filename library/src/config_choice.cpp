@@ -20,11 +20,16 @@ struct Candidate {
   // A run-time-dims binary's config: its constraints held at the bounds it was compiled for,
   // which is what its binary needs; the call's own dims may break ones about speed.
   bool checked_at_compile = false;
+  // Compiled now when the library carries no binary of it (Executor::prepare_or_compile).
+  bool compile = false;
 };
 
 // How many configs of the space's enumeration a call tries after its tuned, default and
 // starting configs all failed to prepare (they passed the constraints but the backend refused).
 constexpr std::size_t kEnumeratedTries = 64;
+// How many of the tuned, default and starting configs a call whose shape nothing carried covers
+// tries to compile at run time, before the space's first valid config.
+constexpr std::size_t kCompileTries = 3;
 
 // The candidate as a prepared launch, or nothing when its constraints fail for this problem or
 // the backend refuses it; `refusal` then says why (kept only when it is still empty).
@@ -39,9 +44,9 @@ std::optional<ChosenConfig> try_candidate(Executor& executor, const KernelFamily
       if (refusal.empty()) refusal = candidate.source + " config violates " + violated.front();
       return std::nullopt;
     }
-    PreparedLaunch launch = candidate.checked_at_compile
-                                ? executor.prepare_run_time_dims(family, problem, candidate.config, space)
-                                : executor.prepare(family, problem, candidate.config, space);
+    PreparedLaunch launch = candidate.checked_at_compile ? executor.prepare_run_time_dims(family, problem, candidate.config, space)
+                            : candidate.compile          ? executor.prepare_or_compile(family, problem, candidate.config, space)
+                                                         : executor.prepare(family, problem, candidate.config, space);
     kernels::ConfigChoice choice;
     choice.source = candidate.source;
     choice.config = candidate.config.describe();
@@ -135,6 +140,25 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
   // No binary was compiled for this shape: one that takes its dims at run time.
   for (const Config& config : executor.run_time_dims_configs(family, problem))
     if (auto chosen = attempt({config, "fallback", true})) return std::move(*chosen);
+  // Nothing carried runs this shape: the first of the configs above that compiles for it now
+  // (GPU backends with their run-time compiler; a few tries, as each failed one costs a compile).
+  const auto valid_here = [&](const Config& config) {
+    try {
+      return space.violated(config, context).empty();
+    } catch (const std::exception&) {
+      return false;  // a config the space cannot read
+    }
+  };
+  std::size_t compiles = 0;
+  for (Candidate candidate : candidates) {
+    if (compiles == kCompileTries) break;
+    if (!valid_here(candidate.config)) continue;
+    ++compiles;
+    candidate.compile = true;
+    if (auto chosen = attempt(candidate)) return std::move(*chosen);
+  }
+  if (valid.size() > 0)
+    if (auto chosen = attempt({valid.config(0), "fallback", false, true})) return std::move(*chosen);
   throw kernels::Error(kernels::ErrorCode::unsupported,
                        family.name() + " cannot run " + problem.describe() + " on " + executor.device().name + ": " +
                            (valid.size() == 0 ? "no config of its " + backend + " space is valid for this shape" +
@@ -145,7 +169,8 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
 ChosenConfig given_config(Executor& executor, const KernelFamily& family, const Problem& problem,
                           std::string_view config_json) {
   const SearchSpace& space = library_space(family.name(), executor.backend());
-  const Candidate candidate{config_in_space(space, family.name(), config_json), "given"};
+  // The caller asked for this config: compiled now when the library does not carry it.
+  const Candidate candidate{config_in_space(space, family.name(), config_json), "given", false, true};
   std::string refusal;
   if (auto chosen = try_candidate(executor, family, problem, space, make_context(problem, executor.device()),
                                   candidate, std::nullopt, refusal))

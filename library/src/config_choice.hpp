@@ -1,5 +1,8 @@
 // Which config a call runs: the tuned table's answer when it can run the problem on this device,
 // else the space's default, else its starting points, else the first valid config of the space.
+// On a GPU each of those runs a binary the library carries for these dims; failing all, one that
+// takes the dims at run time; failing that, one compiled now (run_time_images.hpp). A config the
+// caller gives is compiled now when the library does not carry it.
 // "Can run" means every constraint of the space holds for this shape and device and the backend
 // prepares it; so a stale or foreign table entry never makes a call fail.
 #pragma once

@@ -2,8 +2,10 @@
 // cuda_driver.hpp: no libcuda at link time, so the library loads on machines without a GPU),
 // device memory in the device's primary context (shared with the CUDA runtime, so a project's
 // own cudaMalloc'd buffers and streams work), and variants compiled ahead of time
-// (gpu_variants.hpp): nothing is compiled at run time. A config with no compiled variant for
-// this device cannot run (the caller falls back to one that has).
+// (gpu_variants.hpp). A config the caller asks for that the library does not carry is compiled
+// with NVRTC, opened at run time too, for the architecture a tune on this GPU compiles for
+// (run_time_images.hpp); otherwise a config with no compiled variant cannot run (the caller
+// falls back to one that has).
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -19,6 +21,8 @@
 #include "tuner/backends/cuda/cuda_device.hpp"
 #include "tuner/backends/cuda/cuda_driver.hpp"
 #include "tuner/backends/cuda/cuda_launch.hpp"
+#include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#include "tuner/backends/gpu_source.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/space_context.hpp"
 
@@ -44,11 +48,13 @@ class CudaExecutor final : public GpuExecutor {
     KT_CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_));
     KT_CU(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_));
     arch_ = library_cuda_arch(major, minor);
+    compile_arch_ = compile_arch(major, minor);
     // KTUNE_LIBRARY_CUDA_ARCH=compute_80 loads the PTX variants on any GPU: how the PTX path is
     // checked on a GPU that has CUBIN of its own.
     if (const char* forced = std::getenv("KTUNE_LIBRARY_CUDA_ARCH"); forced && *forced) {
       forced_arch_ = forced;
       arch_ = forced_arch_;
+      compile_arch_ = forced_arch_;
     }
     if (arch_.empty())
       throw BackendUnavailable("the CUDA variants of ktune::kernels need compute capability 8.0 or newer; " +
@@ -97,12 +103,11 @@ class CudaExecutor final : public GpuExecutor {
   }
 
  private:
-  // The exact binary of this config, or (`run_time_dims_binary`) its run-time-dims binary.
   PreparedLaunch prepare_variant(const KernelFamily& family, const Problem& problem, const Config& config,
-                                 const SearchSpace& space, bool run_time_dims_binary) override {
+                                 const SearchSpace& space, Binary binary) override {
     current();
     Problem compiled;
-    const GpuImage& image = images().choose(family, problem, config, space, run_time_dims_binary, compiled);
+    const GpuImage& image = choose_image(family, problem, config, space, binary, compiled);
     CUfunction function = load(image);
     const auto launch = launch_geometry(space, config, make_context(problem, info_));
     KernelGeometry geometry = KernelGeometry::from(launch);
@@ -179,6 +184,9 @@ class CudaExecutor final : public GpuExecutor {
   void current() const { KT_CU(cuCtxSetCurrent(context_)); }
 
   VariantImages images() const override { return {cuda_images(), arch_, "CUDA"}; }
+  std::unique_ptr<const RuntimeCompiler> make_compiler() const override {
+    return std::make_unique<const NvrtcCompiler>(compile_arch_, default_binary_cache_dir());
+  }
 
   CUfunction load(const GpuImage& image) {
     std::lock_guard lock(mutex_);
@@ -200,6 +208,7 @@ class CudaExecutor final : public GpuExecutor {
   DeviceInfo info_;
   std::string_view arch_;
   std::string forced_arch_;
+  std::string compile_arch_;  // what a tune on this GPU compiles for: sm_90a on Hopper, sm_89 on Ada
   std::mutex mutex_;
   std::map<const GpuImage*, CUmodule> modules_;
   std::vector<std::unique_ptr<StreamWorkspaces<CUdeviceptr>>> workspaces_;

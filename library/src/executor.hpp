@@ -53,6 +53,14 @@ class Executor {
   virtual PreparedLaunch prepare(const KernelFamily& family, const Problem& problem, const Config& config,
                                  const SearchSpace& space) = 0;
 
+  // As prepare, but a GPU backend compiles the config's binary now (run_time_images.hpp) when
+  // the library carries none for these dims: for a config the caller asked for, and for a shape
+  // nothing carried covers. Backends that compile nothing ahead of time (CPU) prepare as usual.
+  virtual PreparedLaunch prepare_or_compile(const KernelFamily& family, const Problem& problem,
+                                            const Config& config, const SearchSpace& space) {
+    return prepare(family, problem, config, space);
+  }
+
   // The configs of the binaries this backend carries that take `problem`'s dims at run time
   // (gpu_variants.hpp), best fitting first: the last resort of a call whose shape no binary
   // was compiled for. Backends that compile nothing in (CPU) or take every dim at run time have none.

@@ -1,8 +1,10 @@
 // The HIP backend of the library (AMD GPUs): the HIP runtime opened at run time (tuner/backends/
 // hip/hip_library.hpp: no ROCm library at link time, and no hiprtc needed), device memory of the
 // HIP runtime (a project's own hipMalloc'd buffers and streams work), and code objects compiled
-// ahead of time for gfx90a and gfx1030 (gpu_variants.hpp). A device of another target, or a
-// config with no compiled variant, cannot run (the caller falls back to one that can).
+// ahead of time for gfx90a and gfx1030 (gpu_variants.hpp). A config the caller asks for that the
+// library does not carry is compiled with hiprtc, when the machine has it (run_time_images.hpp);
+// a device of another target cannot run, nor a config with no compiled variant otherwise (the
+// caller falls back to one that can).
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +17,8 @@
 #include "library/src/gpu_variants.hpp"
 #include "tuner/backends/hip/hip_device.hpp"
 #include "tuner/backends/hip/hip_library.hpp"
+#include "tuner/backends/hip/hiprtc_compiler.hpp"
+#include "tuner/backends/gpu_source.hpp"
 #include "tuner/core/errors.hpp"
 #include "tuner/core/space_context.hpp"
 
@@ -81,10 +85,10 @@ class HipExecutor final : public GpuExecutor {
 
  private:
   PreparedLaunch prepare_variant(const KernelFamily& family, const Problem& problem, const Config& config,
-                                 const SearchSpace& space, bool run_time_dims_binary) override {
+                                 const SearchSpace& space, Binary binary) override {
     current();
     Problem compiled;
-    const GpuImage& image = images().choose(family, problem, config, space, run_time_dims_binary, compiled);
+    const GpuImage& image = choose_image(family, problem, config, space, binary, compiled);
     hipFunction_t function = load(image);
     // The grid covers the call's shape; the shared memory is what the binary was sized for.
     const auto launch = launch_geometry(space, config, make_context(problem, info_));
@@ -159,6 +163,9 @@ class HipExecutor final : public GpuExecutor {
   void current() const { KT_HIP_RUNTIME(hipSetDevice(index_)); }
 
   VariantImages images() const override { return {hip_images(), arch_, "HIP"}; }
+  std::unique_ptr<const RuntimeCompiler> make_compiler() const override {
+    return std::make_unique<const HiprtcCompiler>(arch_, default_binary_cache_dir());
+  }
 
   hipFunction_t load(const GpuImage& image) {
     const HipLibrary& hip = HipLibrary::device_runtime();

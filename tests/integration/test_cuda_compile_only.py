@@ -81,6 +81,21 @@ class CudaCompileOnly(harness.KtuneTestCase):
         result = self.ktune("tune", "--kernel", "rmsnorm", "--backend", "cuda", "--fast-compile", check=2)
         self.assertIn("--fast-compile applies only with --compile-only", result.stderr)
 
+    def test_without_nvrtc_says_what_is_missing(self):
+        # NVRTC is opened at run time: without it, a compile is a missing backend (exit 3) that
+        # names the library and what was tried, not a binary that fails to load.
+        devices = {b["backend"]: b for b in self.ktune_json("devices")["backends"]}
+        if not devices["cuda"]["built"]:
+            self.skipTest("this build has no CUDA backend")
+        missing = os.path.join(self.dir, "no-such-dir", "libnvrtc.so.13")
+        result = self.ktune("tune", "--kernel", "rmsnorm", "--backend", "cuda", "--compile-only", "--arch", "sm_90a",
+                            "--shape", "rows=7,cols=1001", env_extra={"KTUNE_NVRTC_LIBRARY": missing,
+                                                                      "KTUNE_CACHE_DIR": os.path.join(self.dir, "n")},
+                            check=3)
+        self.assertIn("NVRTC, CUDA's run-time compiler, cannot be loaded", result.stderr)
+        self.assertIn(missing, result.stderr)
+        self.assertIn("KTUNE_NVRTC_LIBRARY", result.stderr)
+
 
 if __name__ == "__main__":
     harness.main()

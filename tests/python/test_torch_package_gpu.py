@@ -5,13 +5,19 @@
   backward kernel against PyTorch's autograd;
 - the ops captured in a CUDA graph and replayed on new inputs, and launched on a side stream;
 - torch.compile(fullgraph=True) through the registered ops (PyTorch 2.1 and later);
-- a transformer block's modules swapped with its state dict, in bf16.
+- a transformer block's modules swapped with its state dict, in bf16;
+- a config tuned after the library was built runs in a later process: the library compiles it
+  with NVRTC on first use (needs the `ktune` command: $KTUNE_BIN, else PATH).
 
 Run as: python3 test_torch_package_gpu.py --library LIBKTUNE_KERNELS(with CUDA) --source-dir DIR
 """
 import argparse
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 import warnings
 
@@ -140,6 +146,55 @@ class CudaGraphsStreamsCompile(unittest.TestCase):
         compiled = torch.compile(self.block, fullgraph=True)
         for got, want in zip(compiled(*static), self.block(*static)):
             self.assertLess(relative_l2(got, want), 1e-3)
+
+
+class CudaTuning(unittest.TestCase):
+    SHAPE = {"rows": 48, "cols": 160}  # a width no binary of the library was compiled for
+
+    def test_a_config_tuned_now_runs_in_a_later_process(self):
+        ktune_bin = os.environ.get("KTUNE_BIN") or shutil.which("ktune")
+        if not ktune_bin:
+            self.skipTest("no ktune command (set KTUNE_BIN)")
+        with tempfile.TemporaryDirectory() as scratch:
+            db, cache = os.path.join(scratch, "tuned.db"), os.path.join(scratch, "cache")
+            env = {**os.environ, "KTUNE_BIN": ktune_bin, "KTUNE_CACHE_DIR": cache}
+            tuned = subprocess.run(
+                [sys.executable, "-c",
+                 "import json, ktune\n"
+                 f"print(json.dumps(ktune.tune(family='rmsnorm', dims={self.SHAPE!r}, precision='bf16', "
+                 f"backend='cuda', db={db!r}, seconds=3)))\n"],
+                capture_output=True, text=True, timeout=600, env=env)
+            self.assertEqual(tuned.returncode, 0, tuned.stdout + tuned.stderr)
+            choices = json.loads(tuned.stdout.strip().splitlines()[-1])
+            self.assertEqual(choices[0]["source"], "given", choices)
+            # A later process, with an empty binary cache: the library compiles the tuned config.
+            shutil.rmtree(cache, ignore_errors=True)
+            later = ("import json, warnings, torch, ktune\n"
+                     "torch.manual_seed(3)\n"
+                     "x = torch.randn(48, 160, device='cuda', dtype=torch.bfloat16)\n"
+                     "w = (torch.rand(160, device='cuda') + 0.5).to(torch.bfloat16)\n"
+                     "with warnings.catch_warnings():\n"
+                     "    warnings.simplefilter('error')\n"
+                     "    y = ktune.rms_norm(x, w)\n"
+                     "ref = ktune.formulas.REFERENCES['rms_norm'](x.double(), w.double())\n"
+                     "error = float((y.double() - ref).norm() / ref.norm())\n"
+                     "print(json.dumps({'choice': ktune.shared_context('cuda').choose('rmsnorm', "
+                     f"{self.SHAPE!r}, 'bf16'), 'error': error}}))\n")
+            result = subprocess.run([sys.executable, "-c", later], capture_output=True, text=True, timeout=600,
+                                    env={**env, "KTUNE_DB": db})
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            after = json.loads(result.stdout.strip().splitlines()[-1])
+            self.assertEqual((after["choice"]["source"], after["choice"]["config"]),
+                             ("given", choices[0]["config"]))
+            self.assertLess(after["error"], 1e-2)
+            self.assertTrue(any(name.endswith(".cubin") for name in os.listdir(cache)), os.listdir(cache))
+            # With run-time compiles off, the same process warns and runs the library's own choice.
+            off = subprocess.run([sys.executable, "-c", later.replace("simplefilter('error')", "simplefilter('always')")],
+                                 capture_output=True, text=True, timeout=600,
+                                 env={**env, "KTUNE_DB": db, "KTUNE_LIBRARY_COMPILE": "0"})
+            self.assertEqual(off.returncode, 0, off.stdout + off.stderr)
+            self.assertIn("KTUNE_LIBRARY_COMPILE=0", off.stderr)
+            self.assertNotEqual(json.loads(off.stdout.strip().splitlines()[-1])["choice"]["source"], "given")
 
 
 class CudaModules(unittest.TestCase):

@@ -1,6 +1,5 @@
 #include "tuner/backends/cuda/cuda_output_check.hpp"
 
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 
 #include "tuner/backends/cuda/cuda_driver.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#include "tuner/backends/cuda/nvrtc_library.hpp"
 #include "tuner/backends/gpu_source.hpp"
 
 namespace ktune {
@@ -50,20 +50,21 @@ std::string CudaOutputCheck::image(const std::string& arch, std::string& why_not
   const auto path = default_binary_cache_dir() / ("output-check-" + hex16(fnv1a(key)) + (ptx ? ".ptx" : ".cubin"));
   if (std::ifstream in{path, std::ios::binary})
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const NvrtcLibrary& rtc = NvrtcLibrary::get();
   nvrtcProgram program;
-  if (nvrtcCreateProgram(&program, source.c_str(), "output_check.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+  if (rtc.nvrtcCreateProgram(&program, source.c_str(), "output_check.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) {
     why_not = "nvrtcCreateProgram failed";
     return {};
   }
   const std::string arch_option = "--gpu-architecture=" + arch;
   const char* options[] = {arch_option.c_str(), "-std=c++17"};
-  const nvrtcResult compiled = nvrtcCompileProgram(program, 2, options);
+  const nvrtcResult compiled = rtc.nvrtcCompileProgram(program, 2, options);
   std::string image;
   if (compiled == NVRTC_SUCCESS) {
     std::size_t size = 0;
-    (ptx ? nvrtcGetPTXSize : nvrtcGetCUBINSize)(program, &size);
+    ptx ? rtc.nvrtcGetPTXSize(program, &size) : rtc.nvrtcGetCUBINSize(program, &size);
     image.resize(size);
-    (ptx ? nvrtcGetPTX : nvrtcGetCUBIN)(program, image.data());
+    ptx ? rtc.nvrtcGetPTX(program, image.data()) : rtc.nvrtcGetCUBIN(program, image.data());
     // Cached where it can be; a cache that cannot be written costs a compile per worker, no more.
     std::error_code error;
     std::filesystem::create_directories(path.parent_path(), error);
@@ -73,12 +74,12 @@ std::string CudaOutputCheck::image(const std::string& arch, std::string& why_not
     }
   } else {
     std::size_t log_size = 0;
-    nvrtcGetProgramLogSize(program, &log_size);
+    rtc.nvrtcGetProgramLogSize(program, &log_size);
     std::string log(log_size, '\0');
-    if (log_size > 1) nvrtcGetProgramLog(program, log.data());
-    why_not = std::string("NVRTC could not compile the output check: ") + nvrtcGetErrorString(compiled) + " " + log;
+    if (log_size > 1) rtc.nvrtcGetProgramLog(program, log.data());
+    why_not = std::string("NVRTC could not compile the output check: ") + rtc.nvrtcGetErrorString(compiled) + " " + log;
   }
-  nvrtcDestroyProgram(&program);
+  rtc.nvrtcDestroyProgram(&program);
   return image;
 }
 

@@ -1,11 +1,10 @@
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
 
-#include <nvrtc.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
 
+#include "tuner/backends/cuda/nvrtc_library.hpp"
 #include "tuner/core/errors.hpp"
 
 #ifndef KTUNE_CUDA_INCLUDE_DIR
@@ -28,10 +27,11 @@ CompilerTarget nvrtc_target(std::string arch, bool fast_check) {
   if (!std::regex_match(arch, std::regex("sm_[0-9]{2,3}[af]?|compute_[0-9]{2,3}")))
     throw InputError("--arch: '" + arch + "' is not a CUDA architecture such as sm_80, sm_90a or sm_100a "
                      "(or compute_80 for PTX)");
+  const NvrtcLibrary& rtc = NvrtcLibrary::get();  // BackendUnavailable, saying what is missing, without NVRTC
   int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+  if (rtc.nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
     std::vector<int> supported(static_cast<std::size_t>(count));
-    if (nvrtcGetSupportedArchs(supported.data()) == NVRTC_SUCCESS) {
+    if (rtc.nvrtcGetSupportedArchs(supported.data()) == NVRTC_SUCCESS) {
       const int number = std::stoi(arch.substr(arch.find('_') + 1));
       if (std::find(supported.begin(), supported.end(), number) == supported.end()) {
         std::vector<std::string> names;
@@ -43,7 +43,7 @@ CompilerTarget nvrtc_target(std::string arch, bool fast_check) {
     }
   }
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  rtc.nvrtcVersion(&major, &minor);
   if (fast_check && major * 100 + minor < 1208)
     throw BackendUnavailable("--fast-compile needs NVRTC 12.8 or newer (its --Ofast-compile); this is NVRTC " +
                              NvrtcCompiler::nvrtc_version());
@@ -59,11 +59,11 @@ CompilerTarget nvrtc_target(std::string arch, bool fast_check) {
   return target;
 }
 
-std::string program_log(nvrtcProgram program) {
+std::string program_log(const NvrtcLibrary& rtc, nvrtcProgram program) {
   std::size_t size = 0;
-  nvrtcGetProgramLogSize(program, &size);
+  rtc.nvrtcGetProgramLogSize(program, &size);
   std::string log(size, '\0');
-  if (size > 1) nvrtcGetProgramLog(program, log.data());
+  if (size > 1) rtc.nvrtcGetProgramLog(program, log.data());
   return log;
 }
 
@@ -74,45 +74,46 @@ NvrtcCompiler::NvrtcCompiler(std::string arch, std::filesystem::path cache_dir, 
 
 std::string NvrtcCompiler::nvrtc_version() {
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  NvrtcLibrary::get().nvrtcVersion(&major, &minor);
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
 ProgramOutput NvrtcCompiler::translate(const RuntimeProgram& program) const {
+  const NvrtcLibrary& rtc = NvrtcLibrary::get();
   ProgramOutput output;
   nvrtcProgram handle = nullptr;
   nvrtcResult status =
-      nvrtcCreateProgram(&handle, program.text, program.file, static_cast<int>(program.headers.texts.size()),
+      rtc.nvrtcCreateProgram(&handle, program.text, program.file, static_cast<int>(program.headers.texts.size()),
                          program.headers.texts.data(), program.headers.names.data());
   if (status != NVRTC_SUCCESS) {
-    output.error = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(status);
+    output.error = std::string("nvrtcCreateProgram: ") + rtc.nvrtcGetErrorString(status);
     return output;
   }
-  if (program.name_expression) status = nvrtcAddNameExpression(handle, program.entry.c_str());
+  if (program.name_expression) status = rtc.nvrtcAddNameExpression(handle, program.entry.c_str());
   if (status == NVRTC_SUCCESS)
-    status = nvrtcCompileProgram(handle, static_cast<int>(program.options.size()), program.options.data());
-  output.log = program_log(handle);
+    status = rtc.nvrtcCompileProgram(handle, static_cast<int>(program.options.size()), program.options.data());
+  output.log = program_log(rtc, handle);
   if (status != NVRTC_SUCCESS) {
-    output.error = nvrtcGetErrorString(status);
+    output.error = rtc.nvrtcGetErrorString(status);
   } else {
     std::size_t size = 0;
-    status = ptx_ ? nvrtcGetPTXSize(handle, &size) : nvrtcGetCUBINSize(handle, &size);
+    status = ptx_ ? rtc.nvrtcGetPTXSize(handle, &size) : rtc.nvrtcGetCUBINSize(handle, &size);
     output.binary.resize(size);  // PTX's size counts its terminating null, which the driver needs
     if (status == NVRTC_SUCCESS)
-      status = ptx_ ? nvrtcGetPTX(handle, output.binary.data()) : nvrtcGetCUBIN(handle, output.binary.data());
+      status = ptx_ ? rtc.nvrtcGetPTX(handle, output.binary.data()) : rtc.nvrtcGetCUBIN(handle, output.binary.data());
     if (status != NVRTC_SUCCESS)
-      output.error = std::string(ptx_ ? "nvrtcGetPTX: " : "nvrtcGetCUBIN: ") + nvrtcGetErrorString(status);
+      output.error = std::string(ptx_ ? "nvrtcGetPTX: " : "nvrtcGetCUBIN: ") + rtc.nvrtcGetErrorString(status);
   }
   if (output.error.empty() && program.name_expression) {
     const char* lowered = nullptr;
-    status = nvrtcGetLoweredName(handle, program.entry.c_str(), &lowered);
+    status = rtc.nvrtcGetLoweredName(handle, program.entry.c_str(), &lowered);
     if (status == NVRTC_SUCCESS)
       output.entry = lowered;
     else
       output.error = "the kernel name '" + program.entry + "' names no __global__ function of " + program.file +
-                     " (nvrtcGetLoweredName: " + nvrtcGetErrorString(status) + ")";
+                     " (nvrtcGetLoweredName: " + rtc.nvrtcGetErrorString(status) + ")";
   }
-  nvrtcDestroyProgram(&handle);
+  rtc.nvrtcDestroyProgram(&handle);
   return output;
 }
 
