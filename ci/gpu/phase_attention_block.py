@@ -3,8 +3,10 @@ split_heads with RoPE, flash attention, merge_heads and the output GEMM with the
 library call) against nn.MultiheadAttention and a Llama-style SDPA block (grouped-query heads,
 RoPE, causal), eager, from a CUDA graph and under torch.compile, at tokens x hidden of
 KTUNE_BLOCK_SHAPES (ci/gpu/bench_attention_block.py), with the library at $KTUNE_LIBRARY (as the
-torch phase). The library runs the configs compiled into it: run `torch_tune` first and rebuild
-with its tables to measure tuned stages. Writes attention_block.json and attention_block-table.md."""
+torch phase). The library runs the configs compiled into it, or those of the database KTUNE_DB
+names (compiled on first use): run `torch_tune` first and rebuild with its tables, or point
+KTUNE_DB at its torch-tune.db, to measure tuned stages. Writes attention_block.json and
+attention_block-table.md."""
 from .phase_torch import bench, library
 
 

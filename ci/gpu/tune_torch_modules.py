@@ -4,8 +4,9 @@ ktune.recording() (with KTUNE_TORCH_TUNE_BLOCKS=1, also ci/gpu/bench_attention_b
 blocks); every recorded call (family, dims, precision) is tuned with `ktune tune` for at most
 SECONDS into DB (a composed call, attention_block, as its stages); then `ktune export -b cuda` of
 the recorded families writes OUT_DIR (cuda/<family>.json tables and headers). Those tables, copied into the repository's tuned/ and compiled
-into the library (ci/build-gpu-bundle), are what a later `ci/gpu-check torch` runs: on CUDA the
-library runs only variants compiled into it.
+into the library (ci/build-gpu-bundle), are what a later `ci/gpu-check torch` runs without
+compiling anything (the library would otherwise compile each tuned config on first use, with
+KTUNE_DB naming DB).
 Usage: python3 -m ci.gpu.tune_torch_modules SECONDS DB OUT_DIR [--quick]
 Prints one JSON object: {"calls": [...], "failed": [...], "export_exit": N}."""
 import json

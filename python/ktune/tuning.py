@@ -188,9 +188,9 @@ def resolve(context, family, dims, precision, tune_missing=True):
     """Before a call: with a database set, the config it holds for this device, shape and
     precision is handed to the library (tuned first when autotune is on and it has none). Each
     (context, family, shape, precision) is resolved once, successful or not: a config this
-    library cannot run (on CUDA and HIP it runs only the binaries compiled into it, so a config
-    tuned after it was built is one), a failed tune or a missing `ktune` warns once and leaves the
-    library's own choice. A composed family's stages are resolved instead, each as its own call.
+    library cannot run (on CUDA and HIP one it does not carry is compiled on first use, unless
+    KTUNE_LIBRARY_COMPILE=0 or the machine lacks NVRTC/hiprtc), a failed tune or a missing `ktune`
+    warns once and leaves the library's own choice. A composed family's stages are resolved instead, each as its own call.
     Returns the library's choice, or None."""
     if not _settings["db"]:
         return None
