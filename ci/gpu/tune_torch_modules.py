@@ -1,7 +1,7 @@
 """The tuned tables ktune's PyTorch modules need on this card, for `ci/gpu-check torch_tune
 [SECONDS]`: each module of ci/gpu/bench_torch_modules.py and its decoder block run once under
 ktune.recording() (with KTUNE_TORCH_TUNE_BLOCKS=1, also ci/gpu/bench_attention_block.py's
-blocks); every recorded call (family, dims, precision) is tuned with `ktune tune` for at most
+blocks; with KTUNE_TORCH_TUNE_MODULES=0, the decoder block alone); every recorded call (family, dims, precision) is tuned with `ktune tune` for at most
 SECONDS into DB (a composed call, attention_block, as its stages); then `ktune export -b cuda` of
 the recorded families writes OUT_DIR (cuda/<family>.json tables and headers). Those tables, copied into the repository's tuned/ and compiled
 into the library (ci/build-gpu-bundle), are what a later `ci/gpu-check torch` runs without
@@ -23,8 +23,9 @@ from .bench_torch_modules import DTYPE, DecoderWeights, ktune_block, module_case
 def recorded_calls(quick):
     """The library calls the modules and the decoder block make, each (family, dims, precision) once."""
     with ktune.recording() as calls, torch.no_grad():
-        for _, _, ktune_fn in module_cases(2048 if quick else 8192):
-            ktune_fn()
+        if os.environ.get("KTUNE_TORCH_TUNE_MODULES", "1") == "1":
+            for _, _, ktune_fn in module_cases(2048 if quick else 8192):
+                ktune_fn()
         weights = DecoderWeights(batch=2 if quick else 8)
         ktune_block(torch.randn(weights.batch, weights.seq, 4096, device="cuda", dtype=DTYPE), weights)
         if os.environ.get("KTUNE_TORCH_TUNE_BLOCKS") == "1":  # the attention_block phase's calls too
