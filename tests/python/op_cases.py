@@ -5,6 +5,11 @@ under design.md's tolerance for the precision."""
 import torch
 
 TOLERANCE = {"fp32": 1e-5, "fp16": 1e-3, "bf16": 1e-2}
+# A composed op stores each stage's output in the precision (attention_block: qkv, rotated q and k,
+# attention's output, the block's output), and the per-kernel tolerance is for one such rounding.
+# Exact arithmetic with only those fp16 stores already gives a relative L2 error of 0.95-1.02e-3
+# at the GQA case below (six draws); the H100 measured 1.001e-3 once. So twice the tolerance.
+COMPOSED_TOLERANCE_FACTOR = {"attention_block": 2}
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
 
@@ -147,7 +152,7 @@ def check(test, ktune, name, args, precision, out_index=None, device="cpu"):
         return
     test.assertFalse(torch.isnan(got).any(), name)
     error = relative_l2(got, want, storage_floor(got, precision))
-    test.assertLess(error, TOLERANCE[precision], f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
+    test.assertLess(error, TOLERANCE[precision] * COMPOSED_TOLERANCE_FACTOR.get(name, 1), f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
                                                  f"{precision}: relative L2 error {error:.3g}")
 
 
