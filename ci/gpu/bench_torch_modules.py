@@ -1,10 +1,13 @@
 """ktune's PyTorch modules against PyTorch's own, for `ci/gpu-check torch`, on one card in one
 process: each module (ktune.nn) against the PyTorch module it replaces, eager, eager replayed
-from a CUDA graph and under torch.compile; then a decoder block (RMSNorm, grouped-query
-attention with QK-norm and RoPE, SwiGLU MLP, residuals) written once in PyTorch and once with
-ktune's ops, at batch x seq 8x2048, hidden 4096, 32 heads of 128 over 8 KV heads, MLP 14336,
-bf16. ktune's RoPE comes fused with a per-head RMSNorm (rmsnorm_rope), so both blocks normalise
-q and k per head before rotating them (as Qwen3 and OLMo 2 do); Llama's block has no QK-norm.
+from a CUDA graph and under torch.compile; then two decoder blocks (RMSNorm, grouped-query
+attention with RoPE, SwiGLU MLP, residuals), each written once in PyTorch and once with ktune's
+ops, at batch x seq 8x2048, hidden 4096, 32 heads of 128 over 8 KV heads, MLP 14336, bf16:
+- Llama's: ktune's split_heads rotates q and k and lays the heads out for attention in one
+  launch, merge_heads lays attention's output back out as token rows; PyTorch's SDPA takes the
+  grouped kv heads as they are (enable_gqa, PyTorch 2.5 and later);
+- with QK-norm (Qwen3, OLMo 2): q and k normalised per head before the rotation, ktune's
+  rmsnorm_rope fused, PyTorch's kv heads repeated for SDPA.
 
 Times are medians of CUDA events around one forward (warm L2, as a model runs), in ns.
 Prints one JSON object: {"device", "torch", "results": {CASE: {ROUTE_ns: ...}}}; a route that
@@ -104,8 +107,48 @@ class DecoderWeights:
         self.cos_rows, self.sin_rows = self.cos.repeat(batch, 1).contiguous(), self.sin.repeat(batch, 1).contiguous()
 
 
+def _pytorch_mlp(x, p):
+    h = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.norm2
+    gate, up = F.linear(h, p.w_gate_up).chunk(2, dim=-1)
+    return x + F.linear(F.silu(gate) * up, p.w_down)
+
+
+def pytorch_llama_block(x, p):
+    """Llama's block in PyTorch: SDPA over the grouped kv heads, cuBLASLt for the projections."""
+    b, s, hidden = x.shape
+    h = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.norm1
+    q, k, v = F.linear(h, p.wqkv).view(b, s, p.heads + 2 * p.kv_heads, p.head_dim).split(
+        [p.heads, p.kv_heads, p.kv_heads], dim=2)
+    half = p.head_dim // 2
+    cos, sin = p.cos[None, :, None, :], p.sin[None, :, None, :]
+
+    def rope(t):
+        return torch.cat((t[..., :half] * cos - t[..., half:] * sin, t[..., half:] * cos + t[..., :half] * sin), -1)
+
+    o = F.scaled_dot_product_attention(rope(q).transpose(1, 2), rope(k).transpose(1, 2), v.transpose(1, 2),
+                                       is_causal=True, enable_gqa=True)
+    return _pytorch_mlp(x + F.linear(o.transpose(1, 2).reshape(b, s, hidden), p.wo), p)
+
+
+def ktune_llama_block(x, p):
+    """Llama's block on ktune's kernels: RMSNorm, the QKV GEMM, split_heads (RoPE and the heads'
+    layout in one launch), flash attention over the grouped kv heads, merge_heads, the output
+    projection adding the residual in its epilogue, then the MLP."""
+    qkv = ktune.linear(ktune.rms_norm(x, p.norm1), p.wqkv)
+    q, k, v = ktune.split_heads(qkv, p.heads, p.kv_heads, p.cos, p.sin)
+    o = ktune.flash_attention(q, k, v, causal=True)
+    return _ktune_mlp(ktune.linear(ktune.merge_heads(o), p.wo, residual=x), p)
+
+
+def _ktune_mlp(x, p):
+    """RMSNorm, the gate/up GEMM, SwiGLU, the down projection adding the residual."""
+    hidden_act = ktune.swiglu(ktune.linear(ktune.rms_norm(x, p.norm2), p.w_gate_up))
+    return ktune.linear(hidden_act, p.w_down, residual=x)
+
+
 def pytorch_block(x, p):
-    """The block in PyTorch: SDPA (flash/cuDNN) for the attention, cuBLASLt for the projections."""
+    """The block with QK-norm in PyTorch: SDPA (flash/cuDNN) for the attention, cuBLASLt for the
+    projections."""
     b, s, hidden = x.shape
     h = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.norm1
     qkv = F.linear(h, p.wqkv).view(b, s, p.heads + 2 * p.kv_heads, p.head_dim)
@@ -121,16 +164,13 @@ def pytorch_block(x, p):
     v = v.transpose(1, 2)
     group = p.heads // p.kv_heads
     o = F.scaled_dot_product_attention(q, k.repeat_interleave(group, 1), v.repeat_interleave(group, 1), is_causal=True)
-    x = x + F.linear(o.transpose(1, 2).reshape(b, s, hidden), p.wo)
-    h = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.norm2
-    gate, up = F.linear(h, p.w_gate_up).chunk(2, dim=-1)
-    return x + F.linear(F.silu(gate) * up, p.w_down)
+    return _pytorch_mlp(x + F.linear(o.transpose(1, 2).reshape(b, s, hidden), p.wo), p)
 
 
 def ktune_block(x, p):
-    """The same block on ktune's kernels: RMSNorm, one QKV GEMM, QK-norm + RoPE fused, flash
-    attention (GQA, causal), the output projection adding the residual in its epilogue, RMSNorm,
-    the gate/up GEMM, SwiGLU, the down projection adding the residual."""
+    """The block with QK-norm on ktune's kernels: RMSNorm, one QKV GEMM, QK-norm + RoPE fused
+    (rmsnorm_rope, on token rows: the heads are laid out for attention by PyTorch copies), flash
+    attention (GQA, causal), the output projection adding the residual in its epilogue, the MLP."""
     b, s, hidden = x.shape
     qkv = ktune.linear(ktune.rms_norm(x, p.norm1), p.wqkv).view(b * s, p.heads + 2 * p.kv_heads, p.head_dim)
     q = ktune.rms_norm_rope(qkv[:, :p.heads], p.qk_norm, p.cos_rows, p.sin_rows)
@@ -142,9 +182,7 @@ def ktune_block(x, p):
 
     o = ktune.flash_attention(heads_first(q, p.heads), heads_first(k, p.kv_heads), heads_first(v, p.kv_heads),
                               causal=True)
-    x = ktune.linear(o.transpose(1, 2).reshape(b, s, hidden), p.wo, residual=x)
-    hidden_act = ktune.swiglu(ktune.linear(ktune.rms_norm(x, p.norm2), p.w_gate_up))
-    return ktune.linear(hidden_act, p.w_down, residual=x)
+    return _ktune_mlp(ktune.linear(o.transpose(1, 2).reshape(b, s, hidden), p.wo, residual=x), p)
 
 
 def main(argv):
@@ -155,9 +193,13 @@ def main(argv):
         print(name, json.dumps(results[name]), file=sys.stderr, flush=True)
     p = DecoderWeights(batch=2 if quick else 8)
     x = torch.randn(p.batch, p.seq, 4096, device="cuda", dtype=DTYPE)
-    name = f"decoder block {p.batch}x{p.seq} hidden 4096, GQA 32/8, MLP 14336"
-    results[name] = routes(lambda: pytorch_block(x, p), lambda: ktune_block(x, p))
-    print(name, json.dumps(results[name]), file=sys.stderr, flush=True)
+    for name, pytorch_fn, ktune_fn in (
+            (f"Llama decoder block {p.batch}x{p.seq} hidden 4096, GQA 32/8, MLP 14336", pytorch_llama_block,
+             ktune_llama_block),
+            (f"decoder block with QK-norm {p.batch}x{p.seq} hidden 4096, GQA 32/8, MLP 14336", pytorch_block,
+             ktune_block)):
+        results[name] = routes(lambda: pytorch_fn(x, p), lambda: ktune_fn(x, p))
+        print(name, json.dumps(results[name]), file=sys.stderr, flush=True)
     print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                       "ktune_library": ktune.library_path(), "results": results}, indent=1))
 

@@ -4,8 +4,11 @@ library built here with CUDA, `cmake -S . -B build/library-gpu -DKTUNE_BUILD_TOO
 -DKTUNE_WITH_CUDA=ON -DKTUNE_LIBRARY_CUDA_ARCHS=sm_90a`, carried). First
 tests/python/test_torch_package_gpu.py (every op at odd shapes in three precisions, CUDA graphs,
 a side stream, torch.compile, modules swapped in bf16), then ci/gpu/bench_torch_modules.py
-(each module and a decoder block against PyTorch eager, in a CUDA graph and torch.compile;
-KTUNE_TORCH_QUICK=1 for smaller shapes). Writes torch-test.log, torch.json and torch-table.md."""
+(each module and two decoder blocks against PyTorch eager, in a CUDA graph and torch.compile;
+KTUNE_TORCH_QUICK=1 for smaller shapes), and with KTUNE_TORCH_PROFILE=1 the decoder blocks'
+kernels (ci/gpu/profile_decoder_blocks.py). Writes torch-test.log, torch.json, torch-table.md and
+decoder-profile.md. KTUNE_DB names a database whose configs the calls run (compiled on first use):
+a torch_tune step's torch-tune.db in the same call."""
 import json
 import os
 import subprocess
@@ -55,9 +58,19 @@ def run(context):
         context.fail()
     if context.environ.get("KTUNE_TORCH_BENCH", "1") != "1":
         return
-    print("== torch: modules and a decoder block against PyTorch", flush=True)
+    print("== torch: modules and decoder blocks against PyTorch", flush=True)
     args = ["--quick"] if context.environ.get("KTUNE_TORCH_QUICK") == "1" else []
     bench(context, "bench_torch_modules", "torch", "ktune's modules against PyTorch", args)
+    if context.environ.get("KTUNE_TORCH_PROFILE") == "1":
+        print("== torch: the decoder blocks' kernels (torch.profiler)", flush=True)
+        result = subprocess.run([sys.executable, "-m", "ci.gpu.profile_decoder_blocks", *args], stdout=subprocess.PIPE,
+                                text=True, env=environment(context), cwd=context.root)
+        with open(context.out("decoder-profile.md"), "w") as f:
+            f.write(result.stdout)
+        print(result.stdout, flush=True)
+        if result.returncode != 0:
+            print(f"profile_decoder_blocks exited {result.returncode}", flush=True)
+            context.fail()
 
 
 def bench(context, module, name, what, args=()):

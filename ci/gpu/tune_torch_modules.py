@@ -1,5 +1,5 @@
 """The tuned tables ktune's PyTorch modules need on this card, for `ci/gpu-check torch_tune
-[SECONDS]`: each module of ci/gpu/bench_torch_modules.py and its decoder block run once under
+[SECONDS]`: each module of ci/gpu/bench_torch_modules.py and its decoder blocks run once under
 ktune.recording() (with KTUNE_TORCH_TUNE_BLOCKS=1, also ci/gpu/bench_attention_block.py's
 blocks; with KTUNE_TORCH_TUNE_MODULES=0, the decoder block alone); every recorded call (family, dims, precision) is tuned with `ktune tune` for at most
 SECONDS into DB (a composed call, attention_block, as its stages); then `ktune export -b cuda` of
@@ -17,7 +17,7 @@ import sys
 import torch
 
 import ktune
-from .bench_torch_modules import DTYPE, DecoderWeights, ktune_block, module_cases
+from .bench_torch_modules import DTYPE, DecoderWeights, ktune_block, ktune_llama_block, module_cases
 
 
 def recorded_calls(quick):
@@ -27,7 +27,9 @@ def recorded_calls(quick):
             for _, _, ktune_fn in module_cases(2048 if quick else 8192):
                 ktune_fn()
         weights = DecoderWeights(batch=2 if quick else 8)
-        ktune_block(torch.randn(weights.batch, weights.seq, 4096, device="cuda", dtype=DTYPE), weights)
+        x = torch.randn(weights.batch, weights.seq, 4096, device="cuda", dtype=DTYPE)
+        ktune_block(x, weights)
+        ktune_llama_block(x, weights)
         if os.environ.get("KTUNE_TORCH_TUNE_BLOCKS") == "1":  # the attention_block phase's calls too
             from .bench_attention_block import SHAPES, gqa_case, mha_case, split
             for shape in os.environ.get("KTUNE_BLOCK_SHAPES", SHAPES).split():

@@ -24,8 +24,9 @@ except ImportError:  # the ops and modules need PyTorch; the rest does not
 else:
     from . import formulas, nn, ops
     from .ops import (attention_block, block_sparse_attention, ffn, flash_attention, flash_attention_backward, geglu, grouped_gemm,
-                      instance_norm, layer_norm, layer_norm_linear, linear, moe_combine, moe_routing, paged_attention,
-                      rms_norm, rms_norm_rope, softmax, softmax_dropout, swiglu)
+                      instance_norm, layer_norm, layer_norm_linear, linear, merge_heads, moe_combine, moe_routing,
+                      paged_attention, rms_norm, rms_norm_rope, softmax, softmax_dropout, split_heads, swiglu)
     __all__ += ["formulas", "nn", "ops", "attention_block", "block_sparse_attention", "ffn", "flash_attention", "flash_attention_backward", "geglu",
-                "grouped_gemm", "instance_norm", "layer_norm", "layer_norm_linear", "linear", "moe_combine",
-                "moe_routing", "paged_attention", "rms_norm", "rms_norm_rope", "softmax", "softmax_dropout", "swiglu"]
+                "grouped_gemm", "instance_norm", "layer_norm", "layer_norm_linear", "linear", "merge_heads",
+                "moe_combine", "moe_routing", "paged_attention", "rms_norm", "rms_norm_rope", "softmax",
+                "softmax_dropout", "split_heads", "swiglu"]

@@ -159,6 +159,14 @@ def _moe_combine_reference(expert_out, weights, rows):
     return (gathered * (weights.to(work) * (rows >= 0))[..., None]).sum(1).to(expert_out.dtype)
 
 
+def _rotate_by_position(t, cos, sin):
+    """NeoX RoPE of t [batch, seq, heads, head_dim] by tables [seq, head_dim / 2]: a token's position
+    is its index in its sequence."""
+    seq, half = t.shape[1], t.shape[-1] // 2
+    c, s = cos.reshape(1, seq, 1, half), sin.reshape(1, seq, 1, half)
+    return torch.cat((t[..., :half] * c - t[..., half:] * s, t[..., half:] * c + t[..., :half] * s), dim=-1)
+
+
 def _attention_block_reference(x, w_qkv, b_qkv, w_o, b_o, heads, kv_heads, causal, cos, sin, residual):
     batch, seq, _ = x.shape
     kv_heads = kv_heads or heads
@@ -166,17 +174,24 @@ def _attention_block_reference(x, w_qkv, b_qkv, w_o, b_o, heads, kv_heads, causa
     qkv = F.linear(x, w_qkv, b_qkv).view(batch, seq, heads + 2 * kv_heads, head_dim)
     q, k, v = qkv.split([heads, kv_heads, kv_heads], dim=2)
     if cos is not None:
-        half = head_dim // 2
-        c, s = cos.reshape(1, seq, 1, half), sin.reshape(1, seq, 1, half)
-
-        def rotate(t):
-            return torch.cat((t[..., :half] * c - t[..., half:] * s, t[..., half:] * c + t[..., :half] * s), dim=-1)
-        q, k = rotate(q), rotate(k)
+        q, k = _rotate_by_position(q, cos, sin), _rotate_by_position(k, cos, sin)
     o, _ = _attention_reference(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), causal, None)
     y = F.linear(o.transpose(1, 2).reshape(batch, seq, heads * head_dim), w_o, b_o)
     return x + y if residual else y
 
 
+def _split_heads_reference(qkv, heads, kv_heads, cos, sin):
+    kv_heads = kv_heads or heads
+    batch, seq, width = qkv.shape
+    head_dim = width // (heads + 2 * kv_heads)
+    q, k, v = qkv.view(batch, seq, heads + 2 * kv_heads, head_dim).split([heads, kv_heads, kv_heads], dim=2)
+    if cos is not None:
+        q, k = _rotate_by_position(q, cos, sin), _rotate_by_position(k, cos, sin)
+    return tuple(t.transpose(1, 2).contiguous() for t in (q, k, v))
+
+
+REFERENCES["split_heads"] = _split_heads_reference
+REFERENCES["merge_heads"] = lambda x: x.transpose(1, 2).reshape(x.shape[0], x.shape[2], x.shape[1] * x.shape[3])
 REFERENCES["paged_attention"] = _paged_attention_reference
 REFERENCES["block_sparse_attention"] = _block_sparse_attention_reference
 REFERENCES["moe_routing"] = _moe_routing_reference

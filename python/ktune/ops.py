@@ -198,6 +198,57 @@ linear_op = _register("linear(Tensor x, Tensor weight, Tensor? bias, Tensor? res
                       _linear, _linear_meta)
 
 
+# --- split_heads / merge_heads: a QKV projection's token rows to heads and back ----------------------
+
+def _split_heads(qkv, heads, kv_heads, cos, sin):
+    kv_heads = kv_heads or heads
+    if qkv.dim() != 3 or heads <= 0 or heads % kv_heads or qkv.shape[2] % (heads + 2 * kv_heads):
+        raise BadArgument(f"ktune.split_heads: qkv must be [batch, seq, (heads + 2 kv_heads) * head_dim] with kv_heads "
+                          f"dividing heads; got {tuple(qkv.shape)}, heads={heads}, kv_heads={kv_heads}")
+    batch, seq, width = qkv.shape
+    head_dim = width // (heads + 2 * kv_heads)
+    rope = cos is not None
+    if rope != (sin is not None) or (rope and (head_dim % 2 or cos.numel() != seq * (head_dim // 2)
+                                               or sin.numel() != seq * (head_dim // 2))):
+        raise BadArgument(f"ktune.split_heads: cos and sin must both be given, each [seq={seq}, head_dim/2="
+                          f"{head_dim // 2}] (an even head_dim), or both be None")
+    q = qkv.new_empty((batch, heads, seq, head_dim))
+    k, v = qkv.new_empty((batch, kv_heads, seq, head_dim)), qkv.new_empty((batch, kv_heads, seq, head_dim))
+    _dispatch.run("split_heads", "split_heads",
+                  {"qkv": qkv, "cos": cos if rope else qkv.new_zeros(1), "sin": sin if rope else qkv.new_zeros(1)},
+                  {"q": q, "k": k, "v": v},
+                  {"batch": batch, "seq": seq, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim,
+                   "rope": int(rope)})
+    return q, k, v
+
+
+def _split_heads_meta(qkv, heads, kv_heads, cos, sin):
+    kv_heads = kv_heads or heads
+    batch, seq, width = qkv.shape
+    head_dim = width // (heads + 2 * kv_heads)
+    return (qkv.new_empty((batch, heads, seq, head_dim)), qkv.new_empty((batch, kv_heads, seq, head_dim)),
+            qkv.new_empty((batch, kv_heads, seq, head_dim)))
+
+
+split_heads_op = _register(
+    "split_heads(Tensor qkv, int heads, int kv_heads, Tensor? cos, Tensor? sin) -> (Tensor, Tensor, Tensor)",
+    _split_heads, _split_heads_meta)
+
+
+def _merge_heads(x):
+    if x.dim() != 4:
+        raise BadArgument(f"ktune.merge_heads: x must be [batch, heads, seq, head_dim], got {tuple(x.shape)}")
+    batch, heads, seq, head_dim = x.shape
+    y = x.new_empty((batch, seq, heads * head_dim))
+    _dispatch.run("merge_heads", "merge_heads", {"x": x}, {"y": y},
+                  {"batch": batch, "heads": heads, "seq": seq, "head_dim": head_dim})
+    return y
+
+
+merge_heads_op = _register("merge_heads(Tensor x) -> Tensor", _merge_heads,
+                           lambda x: x.new_empty((x.shape[0], x.shape[2], x.shape[1] * x.shape[3])))
+
+
 # --- flash attention ----------------------------------------------------------------------------------
 
 def _attention_shapes(op, q, k, v):
@@ -600,6 +651,20 @@ def linear(x, weight, bias=None, residual=None, activation="none"):
     """x·weightᵀ (+ bias) (then gelu or silu) (+ residual), one GEMM with its epilogue; weight is
     nn.Linear's [out_features, in_features]."""
     return _call("linear", linear_op, x, weight, bias, residual, activation)
+
+
+def split_heads(qkv, heads, kv_heads=0, cos=None, sin=None):
+    """A fused QKV projection's output [batch, seq, (heads + 2 kv_heads) * head_dim] (the q heads,
+    then k's, then v's) as q [batch, heads, seq, head_dim] and k, v [batch, kv_heads, seq,
+    head_dim], what flash_attention reads; q and k rotated by RoPE (NeoX halves, the token's index
+    in its sequence as position) when cos and sin [seq, head_dim / 2] are given. One launch instead
+    of a view, a rotation and three contiguous copies."""
+    return _call("split_heads", split_heads_op, qkv, int(heads), int(kv_heads), cos, sin)
+
+
+def merge_heads(x):
+    """x [batch, heads, seq, head_dim] (attention's output) as token rows [batch, seq, heads * head_dim]."""
+    return _call("merge_heads", merge_heads_op, x)
 
 
 def flash_attention(q, k, v, causal=False, scale=None, return_lse=False):

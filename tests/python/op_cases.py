@@ -101,6 +101,16 @@ def cases(sizes, r, angles):
                                    r(width) if bias else None, w_o, r(hidden) if bias else None, heads, kv, causal,
                                    block_angle.cos().to(dtype) if rope else None,
                                    block_angle.sin().to(dtype) if rope else None, residual), None)
+    # split_heads and merge_heads: grouped and as many kv heads as heads, with and without RoPE, and
+    # a head of 130 (whole 16-byte words reach past each head's end).
+    for kv, dim, rope in ((kv_heads, head_dim, True), (0, head_dim, False), (1, 130, True)):
+        qkv = r(batch, seq, (heads + 2 * (kv or heads)) * dim)
+        angle = angles(seq, dim // 2)
+        cos_sin = (angle.cos().to(dtype), angle.sin().to(dtype)) if rope else (None, None)
+        for out in range(3):
+            yield "split_heads", (qkv, heads, kv) + cos_sin, out
+    yield "merge_heads", (r(batch, heads, seq, head_dim),), None
+    yield "merge_heads", (r(1, 3, 5, 130),), None
     image = sizes.image
     yield "instance_norm", (r(*image), r(image[1], low=0.5, high=1.5), r(image[1])), None
     # Paged decode attention: 3 sequences of ragged lengths, their pages scattered over the pool.
