@@ -44,9 +44,13 @@ std::optional<ChosenConfig> try_candidate(Executor& executor, const KernelFamily
       if (refusal.empty()) refusal = candidate.source + " config violates " + violated.front();
       return std::nullopt;
     }
-    PreparedLaunch launch = candidate.checked_at_compile ? executor.prepare_run_time_dims(family, problem, candidate.config, space)
-                            : candidate.compile          ? executor.prepare_or_compile(family, problem, candidate.config, space)
-                                                         : executor.prepare(family, problem, candidate.config, space);
+    PreparedLaunch launch;
+    if (candidate.checked_at_compile)
+      launch = executor.prepare_run_time_dims(family, problem, candidate.config, space);
+    else if (candidate.compile)
+      launch = executor.prepare_or_compile(family, problem, candidate.config, space);
+    else
+      launch = executor.prepare(family, problem, candidate.config, space);
     kernels::ConfigChoice choice;
     choice.source = candidate.source;
     choice.config = candidate.config.describe();
@@ -149,21 +153,27 @@ ChosenConfig choose_config(Executor& executor, const KernelFamily& family, const
       return false;  // a config the space cannot read
     }
   };
+  std::string compile_refusal;  // why the last compile failed (no compiler, compiles off, ...)
+  const auto compile = [&](Candidate candidate) {
+    candidate.compile = true;
+    compile_refusal.clear();
+    return try_candidate(executor, family, problem, space, context, candidate, tuned, compile_refusal);
+  };
   std::size_t compiles = 0;
-  for (Candidate candidate : candidates) {
+  for (const Candidate& candidate : candidates) {
     if (compiles == kCompileTries) break;
     if (!valid_here(candidate.config)) continue;
     ++compiles;
-    candidate.compile = true;
-    if (auto chosen = attempt(candidate)) return std::move(*chosen);
+    if (auto chosen = compile(candidate)) return std::move(*chosen);
   }
   if (valid.size() > 0)
-    if (auto chosen = attempt({valid.config(0), "fallback", false, true})) return std::move(*chosen);
+    if (auto chosen = compile({valid.config(0), "fallback"})) return std::move(*chosen);
   throw kernels::Error(kernels::ErrorCode::unsupported,
                        family.name() + " cannot run " + problem.describe() + " on " + executor.device().name + ": " +
                            (valid.size() == 0 ? "no config of its " + backend + " space is valid for this shape" +
                                                     (first_refusal.empty() ? "" : " (" + first_refusal + ")")
-                                              : "the backend refused every valid config (" + first_refusal + ")"));
+                                              : "the backend refused every valid config (" + first_refusal + ")" +
+                                                    (compile_refusal.empty() ? "" : "; compiling one now: " + compile_refusal)));
 }
 
 ChosenConfig given_config(Executor& executor, const KernelFamily& family, const Problem& problem,

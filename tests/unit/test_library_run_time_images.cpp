@@ -213,6 +213,10 @@ TEST(RunTimeCompileChoice, CompilesAFewConfigsThenSaysWhy) {
     FAIL() << "a call ran with nothing carried or compiled";
   } catch (const kernels::Error& e) {
     EXPECT_EQ(e.code(), kernels::ErrorCode::unsupported);
+    // The message says why the carried binaries and the compiles both failed.
+    EXPECT_NE(std::string(e.what()).find("no binary carried"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("compiling one now: fallback config: does not compile"), std::string::npos)
+        << e.what();
   }
   EXPECT_GE(executor.compiled.size(), 1u);
   EXPECT_LE(executor.compiled.size(), 4u);  // a few compiles, not the whole space

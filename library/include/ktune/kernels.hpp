@@ -14,7 +14,9 @@
 // a stream (nullptr: the default stream). Its config comes from the tables ktune exported for
 // this kind of device, compiled into the library (device -> architecture -> vendor -> the
 // family's default, nearest tuned shape); a tuned config that cannot run this shape or device
-// falls back to one that can, so a call never fails because of tuning. families() lists every
+// falls back to one that can, so a call never fails because of tuning. On CUDA and HIP a shape
+// no compiled-in binary covers runs a binary compiled at its first call (NVRTC or hiprtc, where
+// the machine has them; KTUNE_LIBRARY_COMPILE=0: never). families() lists every
 // family with its tensors, dims and precisions.
 //
 // Errors are ktune::kernels::Error: its code says what kind (a bad argument, no device, a
@@ -176,7 +178,10 @@ class Context {
   // `ktune export` writes an entry's "config" (e.g. a config tuned at run time into a user's
   // database). Checked now: Error(bad_argument) names a parameter that is missing, unknown or
   // not one of its values; Error(unsupported) says which constraint fails for this shape or why
-  // the backend refuses it. Returns the choice, with source "given".
+  // the backend refuses it. On CUDA and HIP a config the library carries no binary of is compiled
+  // now, with NVRTC or hiprtc, into the binary cache a tune uses (a later process loads it from
+  // there; KTUNE_LIBRARY_COMPILE=0 turns this off, and then such a config is refused as
+  // unsupported). Returns the choice, with source "given".
   ConfigChoice use_config(std::string_view family, const std::vector<DimArgument>& dims, Precision precision,
                           std::string_view config);
 
