@@ -95,6 +95,16 @@ class CudaCompileOnly(harness.KtuneTestCase):
         self.assertIn("NVRTC, CUDA's run-time compiler, cannot be loaded", result.stderr)
         self.assertIn(missing, result.stderr)
         self.assertIn("KTUNE_NVRTC_LIBRARY", result.stderr)
+        # `ktune devices` says which NVRTC compiles the variants, or why there is none.
+        cuda = devices["cuda"]["compiler"]
+        self.assertEqual(cuda["name"], "NVRTC")
+        self.assertRegex(cuda["version"], r"^\d+\.\d+$")
+        self.assertIn("libnvrtc.so", cuda["library"])
+        without = {b["backend"]: b for b in self.ktune_json("devices", env_extra={"KTUNE_NVRTC_LIBRARY": missing})[
+            "backends"]}
+        self.assertIn(missing, without["cuda"]["compiler"]["missing"])
+        text = self.ktune("devices", env_extra={"KTUNE_NVRTC_LIBRARY": missing}).stdout
+        self.assertIn("compiler: NVRTC missing: NVRTC, CUDA's run-time compiler, cannot be loaded", text)
 
 
 if __name__ == "__main__":

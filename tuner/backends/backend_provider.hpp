@@ -4,6 +4,8 @@
 // ktune/backend_providers.cpp), so the registry names no backend.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +37,10 @@ class BackendProvider {
   // A stand-in device of `arch` for building spaces without hardware (--compile-only); InputError
   // for a backend that has none.
   virtual DeviceInfo nominal_device(const std::string& arch) const = 0;
+  // The run-time compiler this backend builds its variants with, as `ktune devices` shows it:
+  // {"name", "version", "library"} when it loads, {"name", "missing": why} when it does not;
+  // null for a backend that compiles nothing at run time.
+  virtual nlohmann::json compiler() const { return nullptr; }
   // The tuner's pool of run-time compilers, or nullptr for a backend that compiles nothing at
   // tune time.
   virtual std::unique_ptr<VariantBuilder> variant_builder(const KernelFamily&, const Problem&, const std::string& arch,

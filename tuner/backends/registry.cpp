@@ -28,6 +28,11 @@ std::vector<std::string> known_backend_names() { return {"cpu", "cuda", "hip", "
 
 bool backend_built(const std::string& name) { return find_provider(name) != nullptr; }
 
+nlohmann::json backend_compiler(const std::string& backend) {
+  const BackendProvider* found = find_provider(backend);
+  return found ? found->compiler() : nlohmann::json(nullptr);
+}
+
 std::vector<std::string> built_backend_names() {
   std::vector<std::string> names;
   for (const auto& name : known_backend_names())

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "kernels/family.hpp"
 #include "tuner/backends/backend.hpp"
 
@@ -31,6 +33,9 @@ bool has_implementation(const KernelFamily& family, const std::string& backend);
 // Hash of the family's source for `backend`; InputError when the family has no implementation
 // for that backend.
 std::string kernel_source_hash(const KernelFamily& family, const std::string& backend);
+// The backend's run-time compiler as BackendProvider::compiler() describes it; null for a
+// backend that compiles nothing at run time or is not built.
+nlohmann::json backend_compiler(const std::string& backend);
 // A stand-in device of `arch` for building spaces without hardware (--compile-only).
 DeviceInfo nominal_device(const std::string& backend, const std::string& arch);
 // Opens the backend on a device (worker side). BackendUnavailable when no device is present.

@@ -22,6 +22,7 @@ void register_devices(CLI::App& app, CommonOptions& common, Action& action) {
           entry["status"] = "not built";
           entry["message"] = "this build of ktune has no " + name + " backend";
         } else {
+          if (nlohmann::json compiler = backend_compiler(name); !compiler.is_null()) entry["compiler"] = compiler;
           try {
             WorkerClient worker(name, 0);  // device discovery runs in a worker, like tuning does
             entry["devices"].push_back(worker.hello(60.0).to_json());
@@ -47,12 +48,22 @@ void register_devices(CLI::App& app, CommonOptions& common, Action& action) {
                   << entry["status"].get<std::string>();
         if (entry["devices"].empty()) {
           std::cout << entry.value("message", "") << "\n";
-          continue;
+        } else {
+          for (const auto& device : entry["devices"]) {
+            std::cout << device["name"].get<std::string>() << " (" << device["architecture"].get<std::string>();
+            for (const auto& [limit, value] : device["limits"].items()) std::cout << ", " << limit << "=" << value;
+            std::cout << ")\n";
+          }
         }
-        for (const auto& device : entry["devices"]) {
-          std::cout << device["name"].get<std::string>() << " (" << device["architecture"].get<std::string>();
-          for (const auto& [limit, value] : device["limits"].items()) std::cout << ", " << limit << "=" << value;
-          std::cout << ")\n";
+        // What compiles its variants: without it a device can run nothing, and --compile-only fails.
+        if (const auto compiler = entry.find("compiler"); compiler != entry.end()) {
+          std::cout << std::setw(19) << "" << "compiler: " << (*compiler)["name"].get<std::string>() << " ";
+          if (compiler->contains("missing"))
+            std::cout << "missing: " << (*compiler)["missing"].get<std::string>() << "\n";
+          else
+            std::cout << (*compiler)["version"].get<std::string>()
+                      << (compiler->contains("library") ? " (" + (*compiler)["library"].get<std::string>() + ")" : "")
+                      << "\n";
         }
       }
       return 0;

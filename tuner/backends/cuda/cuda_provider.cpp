@@ -4,6 +4,7 @@
 #include "tuner/backends/cuda/cuda_backend.hpp"
 #include "tuner/backends/cuda/cuda_driver.hpp"
 #include "tuner/backends/cuda/nvrtc_compiler.hpp"
+#include "tuner/backends/cuda/nvrtc_library.hpp"
 #include "tuner/core/errors.hpp"
 
 namespace ktune {
@@ -27,6 +28,14 @@ class CudaProvider final : public BackendProvider {
   }
   std::unique_ptr<Backend> open(int device_index) const override { return std::make_unique<CudaBackend>(device_index); }
   DeviceInfo nominal_device(const std::string& arch) const override { return nominal_cuda_device(arch); }
+  nlohmann::json compiler() const override {
+    try {
+      const std::string library = NvrtcLibrary::get().path;
+      return {{"name", "NVRTC"}, {"version", NvrtcCompiler::nvrtc_version()}, {"library", library}};
+    } catch (const BackendUnavailable& e) {
+      return {{"name", "NVRTC"}, {"missing", e.what()}};
+    }
+  }
   std::unique_ptr<VariantBuilder> variant_builder(const KernelFamily& family, const Problem& problem,
                                                   const std::string& arch, int threads, BuildEffort effort,
                                                   const std::vector<std::string>& launch_only) const override {

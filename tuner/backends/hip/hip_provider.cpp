@@ -3,6 +3,7 @@
 #include "tuner/backends/backend_provider.hpp"
 #include "tuner/backends/hip/hip_backend.hpp"
 #include "tuner/backends/hip/hiprtc_compiler.hpp"
+#include "tuner/core/errors.hpp"
 
 namespace ktune {
 namespace {
@@ -18,6 +19,13 @@ class HipProvider final : public BackendProvider {
   }
   std::unique_ptr<Backend> open(int device_index) const override { return std::make_unique<HipBackend>(device_index); }
   DeviceInfo nominal_device(const std::string& arch) const override { return nominal_hip_device(arch); }
+  nlohmann::json compiler() const override {
+    try {
+      return {{"name", "hiprtc"}, {"version", HiprtcCompiler::hiprtc_version()}};
+    } catch (const BackendUnavailable& e) {
+      return {{"name", "hiprtc"}, {"missing", e.what()}};
+    }
+  }
   std::unique_ptr<VariantBuilder> variant_builder(const KernelFamily& family, const Problem& problem,
                                                   const std::string& arch, int threads, BuildEffort effort,
                                                   const std::vector<std::string>& launch_only) const override {
