@@ -28,7 +28,12 @@ Loaded load() {
   if (const char* given = std::getenv("KTUNE_NVRTC_LIBRARY"); given && *given) {
     names.push_back(given);  // as asked, and nothing else: a wrong path must not find another NVRTC
   } else {
-    names = {KTUNE_NVRTC_SONAME, std::string(KTUNE_CUDA_LIBRARY_DIR) + "/" + KTUNE_NVRTC_SONAME};
+    // The loader's paths (and a copy the process already loaded), the toolkit ktune was built
+    // with, then the toolkit's usual places (its lib64 link and its target folder, which the
+    // loader's cache often lacks).
+    names = {KTUNE_NVRTC_SONAME, std::string(KTUNE_CUDA_LIBRARY_DIR) + "/" + KTUNE_NVRTC_SONAME,
+             std::string("/usr/local/cuda/lib64/") + KTUNE_NVRTC_SONAME,
+             std::string("/usr/local/cuda/targets/x86_64-linux/lib/") + KTUNE_NVRTC_SONAME};
   }
   void* handle = nullptr;
   std::string errors;

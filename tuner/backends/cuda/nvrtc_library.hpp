@@ -6,9 +6,10 @@
 //   const NvrtcLibrary& rtc = NvrtcLibrary::get();   // BackendUnavailable without NVRTC
 //   rtc.nvrtcCreateProgram(&program, ...);
 //
-// Where it looks: $KTUNE_NVRTC_LIBRARY (a path or a file name), then libnvrtc.so.<the toolkit's
-// major version> (found through the loader's paths, or already loaded by the process, as
-// PyTorch's wheels load theirs), then the same file in the toolkit ktune was built with.
+// Where it looks: $KTUNE_NVRTC_LIBRARY (a path or a file name) alone when it is set; else
+// libnvrtc.so.<the toolkit's major version> through the loader's paths (or the copy the process
+// already loaded, as PyTorch's wheels load theirs), then in the toolkit ktune was built with,
+// then in /usr/local/cuda's lib64 and targets/x86_64-linux/lib.
 #pragma once
 
 #include <nvrtc.h>
