@@ -9,8 +9,11 @@
 //   - each consumer warpgroup owns KT_BLOCK_M / KT_CONSUMERS rows of the tile: it waits for a
 //     stage, runs wgmma over it (4 k-steps of 32 bytes), releases the stage, and after the last slice
 //     applies the epilogue to its registers and stores D.
-// The producer gives its registers to the consumers (setmaxnreg), whose accumulators fill most
-// of the register file. Tiles are visited in groups of KT_GROUP_M tile rows (a group's A rows
+// With two consumers the producer gives its registers to them (setmaxnreg), whose accumulators
+// fill most of the register file. Three consumers (a 192-row tile, one m64 row of wgmma each, as
+// cuBLAS's 192x192 Hopper kernels) exchange none: ptxas compiles the whole kernel within the
+// 128 registers a thread of 512 has (64K / 512), which holds a 64 x 192 share's 96
+// accumulators; 64 x 256 does not compile (the space keeps block_n <= 192 there). Tiles are visited in groups of KT_GROUP_M tile rows (a group's A rows
 // and all of B stay in L2 while it runs); with a persistent grid (launch geometry) each block
 // takes tiles gridDim.x apart and the stage ring runs on across tiles.
 // Loads past the edges of A and B read zeros (TMA), stores are bounds-checked: any m and n.
@@ -457,15 +460,15 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
   int stage = 0;
   unsigned phase = 0;
   if (threadIdx.x / 128 == 0) {
-#if KT_CONSUMERS > 1
+#if KT_CONSUMERS == 2
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
     if (threadIdx.x == 0) produce(o, a_load, statistics, *tma_a, *tma_b, schedule, ring, stage, phase);
     if constexpr (kClusterM > 1) kt::hopper::cluster_sync();
     return;
   }
-#if KT_CONSUMERS > 1
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#if KT_CONSUMERS == 2
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");  // 2 x 128 x 232 + 128 x 40 = 64,512 of 65,536
 #endif
   consume<ALoad, kEpi>(o, a_load, statistics, schedule, ring, workspace, stage, phase);
   if constexpr (ALoad::kTakesStatistics) {  // this block waits for no more statistics
