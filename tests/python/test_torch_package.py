@@ -117,6 +117,44 @@ class TorchLibrary(unittest.TestCase):
         compiled = torch.compile(lambda a, b: ktune.rms_norm(a, b) * 2)
         self.assertTrue(torch.allclose(compiled(x, w), ktune.rms_norm(x, w) * 2))
 
+    def test_split_and_merge_heads_are_pytorchs_layouts(self):
+        # Written here as a model does it (view, split, NeoX rotation by position, transpose),
+        # apart from ktune.formulas: the outputs and, through the recomputed backward, the
+        # gradient of the fused projection.
+        batch, seq, heads, kv, dim = 2, 5, 4, 2, 8
+        qkv = torch.randn(batch, seq, (heads + 2 * kv) * dim, requires_grad=True)
+        angle = torch.rand(seq, dim // 2) * 3
+        cos, sin = angle.cos(), angle.sin()
+
+        def pytorch(t):
+            q, k, v = t.view(batch, seq, heads + 2 * kv, dim).split([heads, kv, kv], dim=2)
+            c, s = cos[None, :, None, :], sin[None, :, None, :]
+
+            def rope(x):
+                return torch.cat((x[..., :dim // 2] * c - x[..., dim // 2:] * s,
+                                  x[..., dim // 2:] * c + x[..., :dim // 2] * s), -1)
+            return rope(q).transpose(1, 2), rope(k).transpose(1, 2), v.transpose(1, 2)
+
+        weights = [torch.randn(batch, n, seq, dim) for n in (heads, kv, kv)]
+        got = ktune.split_heads(qkv, heads, kv, cos, sin)
+        sum((o * w).sum() for o, w in zip(got, weights)).backward()
+        grad = qkv.grad.clone()
+        qkv.grad = None
+        want = pytorch(qkv)
+        sum((o * w).sum() for o, w in zip(want, weights)).backward()
+        for g, w in zip(got, want):
+            self.assertLess(relative_l2(g, w), 1e-6)
+        self.assertLess(relative_l2(grad, qkv.grad), 1e-6)
+        o = torch.randn(batch, heads, seq, dim, requires_grad=True)
+        merged = ktune.merge_heads(o)
+        self.assertTrue(torch.equal(merged, o.transpose(1, 2).reshape(batch, seq, heads * dim)))
+        merged.pow(2).sum().backward()
+        self.assertTrue(torch.allclose(o.grad, 2 * o))
+        with self.assertRaisesRegex(ktune.BadArgument, "kv_heads dividing heads"):
+            ktune.split_heads(qkv.detach(), 3, 2)
+        with self.assertRaisesRegex(ktune.BadArgument, "cos and sin must both be given"):
+            ktune.split_heads(qkv.detach(), heads, kv, cos, None)
+
     def test_autograd_matches_pytorch(self):
         x = torch.randn(5, 12, dtype=torch.float32, requires_grad=True)
         w = (torch.rand(12) + 0.5).requires_grad_()
