@@ -61,8 +61,7 @@ def module_cases(tokens):
     rms_weight = torch.rand(4096, device="cuda", dtype=DTYPE) + 0.5
     rms = ktune.nn.RMSNorm(4096).cuda().to(DTYPE)
     rms.weight.data.copy_(rms_weight)
-    yield ("RMSNorm", lambda: x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * rms_weight,
-           lambda: rms(x))
+    yield "RMSNorm", lambda: _pytorch_rms_norm(x, rms_weight), lambda: rms(x)
     yield "LayerNorm", lambda: layer_norm(x), lambda: fused_norm(x)
     seq = x.view(tokens // 1024, 1024, 4096) if tokens >= 1024 else x.view(1, tokens, 4096)
     attention = nn.MultiheadAttention(4096, 32, batch_first=True).cuda().to(DTYPE).eval()
@@ -107,26 +106,29 @@ class DecoderWeights:
         self.cos_rows, self.sin_rows = self.cos.repeat(batch, 1).contiguous(), self.sin.repeat(batch, 1).contiguous()
 
 
+def _pytorch_rms_norm(t, weight):
+    return t * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * weight
+
+
+def _pytorch_rope(t, p):
+    """NeoX RoPE of t [batch, seq, heads, head_dim] by the token's index in its sequence."""
+    half = p.head_dim // 2
+    cos, sin = p.cos[None, :, None, :], p.sin[None, :, None, :]
+    return torch.cat((t[..., :half] * cos - t[..., half:] * sin, t[..., half:] * cos + t[..., :half] * sin), -1)
+
+
 def _pytorch_mlp(x, p):
-    h = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.norm2
-    gate, up = F.linear(h, p.w_gate_up).chunk(2, dim=-1)
+    gate, up = F.linear(_pytorch_rms_norm(x, p.norm2), p.w_gate_up).chunk(2, dim=-1)
     return x + F.linear(F.silu(gate) * up, p.w_down)
 
 
 def pytorch_llama_block(x, p):
     """Llama's block in PyTorch: SDPA over the grouped kv heads, cuBLASLt for the projections."""
     b, s, hidden = x.shape
-    h = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.norm1
-    q, k, v = F.linear(h, p.wqkv).view(b, s, p.heads + 2 * p.kv_heads, p.head_dim).split(
+    q, k, v = F.linear(_pytorch_rms_norm(x, p.norm1), p.wqkv).view(b, s, p.heads + 2 * p.kv_heads, p.head_dim).split(
         [p.heads, p.kv_heads, p.kv_heads], dim=2)
-    half = p.head_dim // 2
-    cos, sin = p.cos[None, :, None, :], p.sin[None, :, None, :]
-
-    def rope(t):
-        return torch.cat((t[..., :half] * cos - t[..., half:] * sin, t[..., half:] * cos + t[..., :half] * sin), -1)
-
-    o = F.scaled_dot_product_attention(rope(q).transpose(1, 2), rope(k).transpose(1, 2), v.transpose(1, 2),
-                                       is_causal=True, enable_gqa=True)
+    o = F.scaled_dot_product_attention(_pytorch_rope(q, p).transpose(1, 2), _pytorch_rope(k, p).transpose(1, 2),
+                                       v.transpose(1, 2), is_causal=True, enable_gqa=True)
     return _pytorch_mlp(x + F.linear(o.transpose(1, 2).reshape(b, s, hidden), p.wo), p)
 
 
@@ -150,17 +152,9 @@ def pytorch_block(x, p):
     """The block with QK-norm in PyTorch: SDPA (flash/cuDNN) for the attention, cuBLASLt for the
     projections."""
     b, s, hidden = x.shape
-    h = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.norm1
-    qkv = F.linear(h, p.wqkv).view(b, s, p.heads + 2 * p.kv_heads, p.head_dim)
+    qkv = F.linear(_pytorch_rms_norm(x, p.norm1), p.wqkv).view(b, s, p.heads + 2 * p.kv_heads, p.head_dim)
     q, k, v = qkv.split([p.heads, p.kv_heads, p.kv_heads], dim=2)
-
-    def norm_rope(t):
-        t = t * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(DTYPE) * p.qk_norm
-        half = p.head_dim // 2
-        cos, sin = p.cos[None, :, None, :], p.sin[None, :, None, :]
-        return torch.cat((t[..., :half] * cos - t[..., half:] * sin, t[..., half:] * cos + t[..., :half] * sin), -1)
-
-    q, k = norm_rope(q).transpose(1, 2), norm_rope(k).transpose(1, 2)
+    q, k = (_pytorch_rope(_pytorch_rms_norm(t, p.qk_norm), p).transpose(1, 2) for t in (q, k))
     v = v.transpose(1, 2)
     group = p.heads // p.kv_heads
     o = F.scaled_dot_product_attention(q, k.repeat_interleave(group, 1), v.repeat_interleave(group, 1), is_causal=True)

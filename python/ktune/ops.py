@@ -200,6 +200,15 @@ linear_op = _register("linear(Tensor x, Tensor weight, Tensor? bias, Tensor? res
 
 # --- split_heads / merge_heads: a QKV projection's token rows to heads and back ----------------------
 
+def _split_heads_meta(qkv, heads, kv_heads, cos, sin):
+    """q, k, v as split_heads returns them, unfilled."""
+    kv_heads = kv_heads or heads
+    batch, seq, width = qkv.shape
+    head_dim = width // (heads + 2 * kv_heads)
+    return (qkv.new_empty((batch, heads, seq, head_dim)), qkv.new_empty((batch, kv_heads, seq, head_dim)),
+            qkv.new_empty((batch, kv_heads, seq, head_dim)))
+
+
 def _split_heads(qkv, heads, kv_heads, cos, sin):
     kv_heads = kv_heads or heads
     if qkv.dim() != 3 or heads <= 0 or heads % kv_heads or qkv.shape[2] % (heads + 2 * kv_heads):
@@ -212,8 +221,7 @@ def _split_heads(qkv, heads, kv_heads, cos, sin):
                                                or sin.numel() != seq * (head_dim // 2))):
         raise BadArgument(f"ktune.split_heads: cos and sin must both be given, each [seq={seq}, head_dim/2="
                           f"{head_dim // 2}] (an even head_dim), or both be None")
-    q = qkv.new_empty((batch, heads, seq, head_dim))
-    k, v = qkv.new_empty((batch, kv_heads, seq, head_dim)), qkv.new_empty((batch, kv_heads, seq, head_dim))
+    q, k, v = _split_heads_meta(qkv, heads, kv_heads, cos, sin)
     _dispatch.run("split_heads", "split_heads",
                   {"qkv": qkv, "cos": cos if rope else qkv.new_zeros(1), "sin": sin if rope else qkv.new_zeros(1)},
                   {"q": q, "k": k, "v": v},
@@ -222,31 +230,27 @@ def _split_heads(qkv, heads, kv_heads, cos, sin):
     return q, k, v
 
 
-def _split_heads_meta(qkv, heads, kv_heads, cos, sin):
-    kv_heads = kv_heads or heads
-    batch, seq, width = qkv.shape
-    head_dim = width // (heads + 2 * kv_heads)
-    return (qkv.new_empty((batch, heads, seq, head_dim)), qkv.new_empty((batch, kv_heads, seq, head_dim)),
-            qkv.new_empty((batch, kv_heads, seq, head_dim)))
-
-
 split_heads_op = _register(
     "split_heads(Tensor qkv, int heads, int kv_heads, Tensor? cos, Tensor? sin) -> (Tensor, Tensor, Tensor)",
     _split_heads, _split_heads_meta)
+
+
+def _merge_heads_meta(x):
+    """y as merge_heads returns it, unfilled."""
+    return x.new_empty((x.shape[0], x.shape[2], x.shape[1] * x.shape[3]))
 
 
 def _merge_heads(x):
     if x.dim() != 4:
         raise BadArgument(f"ktune.merge_heads: x must be [batch, heads, seq, head_dim], got {tuple(x.shape)}")
     batch, heads, seq, head_dim = x.shape
-    y = x.new_empty((batch, seq, heads * head_dim))
+    y = _merge_heads_meta(x)
     _dispatch.run("merge_heads", "merge_heads", {"x": x}, {"y": y},
                   {"batch": batch, "heads": heads, "seq": seq, "head_dim": head_dim})
     return y
 
 
-merge_heads_op = _register("merge_heads(Tensor x) -> Tensor", _merge_heads,
-                           lambda x: x.new_empty((x.shape[0], x.shape[2], x.shape[1] * x.shape[3])))
+merge_heads_op = _register("merge_heads(Tensor x) -> Tensor", _merge_heads, _merge_heads_meta)
 
 
 # --- flash attention ----------------------------------------------------------------------------------

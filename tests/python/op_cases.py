@@ -162,8 +162,9 @@ def check(test, ktune, name, args, precision, out_index=None, device="cpu"):
         return
     test.assertFalse(torch.isnan(got).any(), name)
     error = relative_l2(got, want, storage_floor(got, precision))
-    test.assertLess(error, TOLERANCE[precision] * COMPOSED_TOLERANCE_FACTOR.get(name, 1), f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
-                                                 f"{precision}: relative L2 error {error:.3g}")
+    tolerance = TOLERANCE[precision] * COMPOSED_TOLERANCE_FACTOR.get(name, 1)
+    test.assertLess(error, tolerance, f"{name} {[tuple(a.shape) for a in args if torch.is_tensor(a)]} "
+                                      f"{precision}: relative L2 error {error:.3g}")
 
 
 def check_attention_backward(test, ktune, r, precision, head_dims=(16,)):
