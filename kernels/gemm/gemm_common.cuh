@@ -300,42 +300,96 @@ struct ReadyRowsA {
 // kBiasGeluTanh, which gemm's problem does not offer, is ffn's GELU with the tanh approximation.
 constexpr int kBiasGeluTanh = 6;
 
+// The epilogue of one element from the C and bias values it reads (loaded by the caller, so
+// that a thread's loads can all be in flight before its first store).
 template <int kEpi = kEpilogue>
-__device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const T* c, const T* bias,
-                                          long long row, long long col, long long n) {
+__device__ __forceinline__ float epilogue_of(float acc, float alpha, float beta, float c_value, float bias_value) {
   const float x = alpha * acc;
-  if constexpr (kEpi == 1) return x + beta * to_float(c[row * n + col]);
-  if constexpr (kEpi == 2) return x + to_float(bias[col]);
+  if constexpr (kEpi == 1) return x + beta * c_value;
+  if constexpr (kEpi == 2) return x + bias_value;
   if constexpr (kEpi == 3) {
-    const float y = x + to_float(bias[col]);
+    const float y = x + bias_value;
     return 0.5f * y * erfcf(-y * 0.70710678118654752f);  // 1 + erf(z) as erfc(-z): no cancellation for y << 0
   }
   if constexpr (kEpi == 4) {
-    const float y = x + to_float(bias[col]);
+    const float y = x + bias_value;
     return y / (1.f + expf(-y));
   }
-  if constexpr (kEpi == 5) return x + to_float(bias[col]) + beta * to_float(c[row * n + col]);
+  if constexpr (kEpi == 5) return x + bias_value + beta * c_value;
   if constexpr (kEpi == kBiasGeluTanh) {
-    const float y = x + to_float(bias[col]);
+    const float y = x + bias_value;
     return 0.5f * y * (1.f + tanhf(0.79788456080286535588f * (y + 0.044715f * y * y * y)));
   }
   return x;
 }
 
-// The epilogue of D[row, col] and D[row, col + 1] (the pair a tensor-core thread holds), stored
-// as one aligned access when both exist and n is even, else element by element.
+template <int kEpi>
+constexpr bool kEpilogueReadsC = kEpi == 1 || kEpi == 5;
+template <int kEpi>
+constexpr bool kEpilogueReadsBias = kEpi >= 2 && kEpi != 1;
+
+template <int kEpi = kEpilogue>
+__device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const T* c, const T* bias,
+                                          long long row, long long col, long long n) {
+  const float c_value = kEpilogueReadsC<kEpi> ? to_float(c[row * n + col]) : 0.f;
+  const float bias_value = kEpilogueReadsBias<kEpi> ? to_float(bias[col]) : 0.f;
+  return epilogue_of<kEpi>(acc, alpha, beta, c_value, bias_value);
+}
+
+// A pair of D's elements is stored as one aligned access when both exist and n is even.
+__device__ __forceinline__ bool stored_as_pair(long long col, long long n) { return col + 1 < n && n % 2 == 0; }
+
+// What the epilogue reads at D[row, col] and D[row, col + 1] (zero where it reads nothing or
+// past n): C as one aligned access where D is stored as one, the bias element by element (it
+// may start anywhere).
+struct PairInputs {
+  float c0 = 0.f, c1 = 0.f, bias0 = 0.f, bias1 = 0.f;
+};
+
+template <int kEpi = kEpilogue>
+__device__ __forceinline__ PairInputs load_pair_inputs(const T* c, const T* bias, long long row, long long col,
+                                                       long long n) {
+  PairInputs in;
+  if constexpr (kEpilogueReadsC<kEpi>) {
+    if (stored_as_pair(col, n)) {
+      Packed<T, 2> pair;
+      pair.raw = *reinterpret_cast<const decltype(pair.raw)*>(c + row * n + col);
+      in.c0 = to_float(pair.elements.v[0]);
+      in.c1 = to_float(pair.elements.v[1]);
+    } else {
+      if (col < n) in.c0 = to_float(c[row * n + col]);
+      if (col + 1 < n) in.c1 = to_float(c[row * n + col + 1]);
+    }
+  }
+  if constexpr (kEpilogueReadsBias<kEpi>) {
+    if (col < n) in.bias0 = to_float(bias[col]);
+    if (col + 1 < n) in.bias1 = to_float(bias[col + 1]);
+  }
+  return in;
+}
+
+// Stores the epilogue of D[row, col] and D[row, col + 1] (the pair a tensor-core thread holds)
+// from inputs already loaded.
+template <int kEpi = kEpilogue>
+__device__ __forceinline__ void store_pair_from(T* d, float v0, float v1, const PairInputs& in, long long row,
+                                                long long col, long long n, float alpha, float beta) {
+  const float e0 = epilogue_of<kEpi>(v0, alpha, beta, in.c0, in.bias0);
+  const float e1 = epilogue_of<kEpi>(v1, alpha, beta, in.c1, in.bias1);
+  if (stored_as_pair(col, n)) {
+    Packed<T, 2> pair;
+    pair.elements.v[0] = from_float<T>(e0);
+    pair.elements.v[1] = from_float<T>(e1);
+    *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
+  } else {
+    if (col < n) d[row * n + col] = from_float<T>(e0);
+    if (col + 1 < n) d[row * n + col + 1] = from_float<T>(e1);
+  }
+}
+
 template <int kEpi = kEpilogue>
 __device__ __forceinline__ void store_pair(T* d, float v0, float v1, long long row, long long col, long long n,
                                            float alpha, float beta, const T* c, const T* bias) {
-  if (col + 1 < n && n % 2 == 0) {
-    Packed<T, 2> pair;
-    pair.elements.v[0] = from_float<T>(epilogue<kEpi>(v0, alpha, beta, c, bias, row, col, n));
-    pair.elements.v[1] = from_float<T>(epilogue<kEpi>(v1, alpha, beta, c, bias, row, col + 1, n));
-    *reinterpret_cast<decltype(pair.raw)*>(d + row * n + col) = pair.raw;
-  } else {
-    if (col < n) d[row * n + col] = from_float<T>(epilogue<kEpi>(v0, alpha, beta, c, bias, row, col, n));
-    if (col + 1 < n) d[row * n + col + 1] = from_float<T>(epilogue<kEpi>(v1, alpha, beta, c, bias, row, col + 1, n));
-  }
+  store_pair_from<kEpi>(d, v0, v1, load_pair_inputs<kEpi>(c, bias, row, col, n), row, col, n, alpha, beta);
 }
 
 }  // namespace kt::gemm

@@ -7,13 +7,15 @@
 //     (128 bytes of k per row) into a ring of KT_STAGES shared-memory stages, each completing on the stage's "full"
 //     mbarrier, and waits on the stage's "empty" mbarrier before refilling it;
 //   - each consumer warpgroup owns KT_BLOCK_M / KT_CONSUMERS rows of the tile: it waits for a
-//     stage, runs wgmma over it (4 k-steps of 32 bytes), releases the stage, and after the last slice
-//     applies the epilogue to its registers and stores D.
+//     stage, issues wgmma over it (4 k-steps of 32 bytes), waits for the previous slice's wgmma
+//     (one stays in flight) and releases that slice's stage, and after the last slice applies
+//     the epilogue to its registers and stores D.
 // With two consumers the producer gives its registers to them (setmaxnreg), whose accumulators
 // fill most of the register file. Three consumers (a 192-row tile, one m64 row of wgmma each, as
 // cuBLAS's 192x192 Hopper kernels) exchange none: ptxas compiles the whole kernel within the
 // 128 registers a thread of 512 has (64K / 512), which holds a 64 x 192 share's 96
-// accumulators; 64 x 256 does not compile (the space keeps block_n <= 192 there). Tiles are visited in groups of KT_GROUP_M tile rows (a group's A rows
+// accumulators; 64 x 256 does not compile (the space keeps block_n <= 192 there).
+// Tiles are visited in groups of KT_GROUP_M tile rows (a group's A rows
 // and all of B stay in L2 while it runs); with a persistent grid (launch geometry) each block
 // takes tiles gridDim.x apart and the stage ring runs on across tiles.
 // Loads past the edges of A and B read zeros (TMA), stores are bounds-checked: any m and n.
@@ -109,10 +111,14 @@ enum FinishMode { kStoreD, kAddToWorkspace, kStoreWorkspaceSums };
 // are this thread's first row and column in D. kStoreD applies the epilogue and stores D;
 // kAddToWorkspace adds the pairs into the fp32 workspace [m, n]; kStoreWorkspaceSums stores the
 // epilogue of the workspace's full sums and zeroes them for the next launch.
+// A row's C and bias values are loaded kBatch pairs at a time before any of them is stored:
+// loads that follow stores one by one each wait a round trip to memory (a residual epilogue
+// took 1.2x the time of none at 16384 x 4096 x 4096).
 template <FinishMode kMode, int kEpi>
 __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2], long long row_base, long long col_base,
                                              long long m, long long n, T* d, const T* c, const T* bias, float alpha,
                                              float beta, float* workspace) {
+  constexpr int kPairs = BN / 8, kBatch = kPairs < 16 ? kPairs : 16;
 #pragma unroll
   for (int i = 0; i < kMTiles; ++i)
 #pragma unroll
@@ -120,22 +126,36 @@ __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2]
       const long long row = row_base + i * 64 + half * 8;
       if (row >= m) continue;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const long long col = col_base + j * 8;
-        float v0 = acc[i][j * 4 + half * 2], v1 = acc[i][j * 4 + half * 2 + 1];
-        if constexpr (kMode == kAddToWorkspace) {
-          if (col < n) atomicAdd(workspace + row * n + col, v0);
-          if (col + 1 < n) atomicAdd(workspace + row * n + col + 1, v1);
-          continue;
+      for (int j0 = 0; j0 < kPairs; j0 += kBatch) {
+        float v[kBatch][2];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          const long long col = col_base + (j0 + j) * 8;
+          v[j][0] = acc[i][(j0 + j) * 4 + half * 2];
+          v[j][1] = acc[i][(j0 + j) * 4 + half * 2 + 1];
+          if constexpr (kMode == kAddToWorkspace) {
+            if (col < n) atomicAdd(workspace + row * n + col, v[j][0]);
+            if (col + 1 < n) atomicAdd(workspace + row * n + col + 1, v[j][1]);
+          }
+          if constexpr (kMode == kStoreWorkspaceSums) {
+            const float* sums = workspace + row * n + col;
+            v[j][0] = col < n ? __ldcg(sums) : 0.f;
+            v[j][1] = col + 1 < n ? __ldcg(sums + 1) : 0.f;
+          }
         }
-        if constexpr (kMode == kStoreWorkspaceSums) {
-          float* sums = workspace + row * n + col;
-          v0 = col < n ? __ldcg(sums) : 0.f;
-          v1 = col + 1 < n ? __ldcg(sums + 1) : 0.f;
-          if (col < n) sums[0] = 0.f;
-          if (col + 1 < n) sums[1] = 0.f;
+        if constexpr (kMode == kAddToWorkspace) continue;
+        PairInputs inputs[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) inputs[j] = load_pair_inputs<kEpi>(c, bias, row, col_base + (j0 + j) * 8, n);
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          const long long col = col_base + (j0 + j) * 8;
+          if constexpr (kMode == kStoreWorkspaceSums) {
+            if (col < n) workspace[row * n + col] = 0.f;
+            if (col + 1 < n) workspace[row * n + col + 1] = 0.f;
+          }
+          store_pair_from<kEpi>(d, v[j][0], v[j][1], inputs[j], row, col, n, alpha, beta);
         }
-        store_pair<kEpi>(d, v0, v1, row, col, n, alpha, beta, c, bias);
       }
     }
 }
@@ -260,6 +280,20 @@ __device__ __forceinline__ Ring make_ring() {
   return Ring{shared, shared + kStages * kATileBytes, full, empty, stage_tile};
 }
 
+// A consumer warp is done reading stage `stage` (wait_group is warp-wide): lane 0 releases it
+// to the producer of every block of the cluster, which all load into it.
+__device__ __forceinline__ void release_stage(const Ring& ring, int stage, unsigned rank, int lane) {
+  if (lane != 0) return;
+  if constexpr (kClusterM == 1)
+    barrier_arrive(&ring.empty[stage]);
+  else
+    for (unsigned block = 0; block < kClusterM; ++block)
+      if (block == rank)
+        barrier_arrive(&ring.empty[stage]);
+      else
+        kt::hopper::barrier_arrive_in_block(&ring.empty[stage], block);
+}
+
 // The tiles of one GEMM, as the producer and the consumers both walk them: tiles are counted
 // per cluster (cluster tile t covers tile rows kClusterM * tm .. + kClusterM - 1 of tile column
 // tn, block `rank` of the cluster taking row kClusterM * tm + rank).
@@ -380,6 +414,7 @@ __device__ __forceinline__ void consume(const Operands& o, const ALoad& a_load, 
       }
     }
 
+    int previous_stage = stage;  // the stage of the slice whose wgmma may still run
     for (int slice = first_slice; slice < end_slice; ++slice) {
       if constexpr (!kNorm) barrier_wait(&ring.full[stage], phase);  // (normalised slices were waited for)
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -403,19 +438,22 @@ __device__ __forceinline__ void consume(const Operands& o, const ALoad& a_load, 
                           row_mean[consumer], row_inv_std[consumer], k, slice + 1, end_slice);
         }
       }
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      if constexpr (kNorm) warpgroup_sync(consumer);  // the next slice is normalised by all
-      if (lane == 0) {  // the warp's reads of the stage are done (wait_group is warp-wide)
-        if constexpr (kClusterM == 1)
-          barrier_arrive(&ring.empty[stage]);
-        else
-          for (unsigned block = 0; block < kClusterM; ++block)
-            if (block == walk.rank)
-              barrier_arrive(&ring.empty[stage]);
-            else
-              kt::hopper::barrier_arrive_in_block(&ring.empty[stage], block);
+      if constexpr (kNorm) {
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        warpgroup_sync(consumer);  // the next slice is normalised by all
+        release_stage(ring, stage, walk.rank, lane);
+      } else {
+        // One slice's wgmma stays in flight while the next is issued, so the tensor cores do
+        // not wait for this warpgroup between slices; the slice before it is done and released.
+        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        if (slice > first_slice) release_stage(ring, previous_stage, walk.rank, lane);
+        previous_stage = stage;
       }
       advance(stage, phase);
+    }
+    if constexpr (!kNorm) {
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      if (end_slice > first_slice) release_stage(ring, previous_stage, walk.rank, lane);
     }
 
     const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
@@ -460,7 +498,7 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
   int stage = 0;
   unsigned phase = 0;
   if (threadIdx.x / 128 == 0) {
-#if KT_CONSUMERS == 2
+#if KT_CONSUMERS >= 2
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
     if (threadIdx.x == 0) produce(o, a_load, statistics, *tma_a, *tma_b, schedule, ring, stage, phase);
@@ -469,6 +507,8 @@ __device__ __forceinline__ void wgmma_gemm(const Operands& o, const ALoad& a_loa
   }
 #if KT_CONSUMERS == 2
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");  // 2 x 128 x 232 + 128 x 40 = 64,512 of 65,536
+#elif KT_CONSUMERS == 3
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 152;");  // 3 x 128 x 152 + 128 x 40 = 63,488 of 65,536
 #endif
   consume<ALoad, kEpi>(o, a_load, statistics, schedule, ring, workspace, stage, phase);
   if constexpr (ALoad::kTakesStatistics) {  // this block waits for no more statistics
