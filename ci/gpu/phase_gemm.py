@@ -1,6 +1,6 @@
 """ci/gpu-check gemm [SECONDS]: the GEMM family. A smoke test of 4 wgmma variants (a hang or wrong
 result there skips the rest); unless KTUNE_GEMM_CHECK=0, every wgmma variant brute-forced on odd
-shapes in bf16, fp16, tf32 and fp8, every mma.sync variant on odd shapes, sampled variants (all
+shapes in bf16, fp16, tf32 and fp8 (KTUNE_GEMM_CHECK_PRECISIONS, e.g. "bf16 fp16", narrows them), every mma.sync variant on odd shapes, sampled variants (all
 paths) at the family's odd shapes (family.json) over five precisions, and the SASS of the largest
 cubins; then, unless KTUNE_GEMM_BENCH=0, each shape of KTUNE_GEMM_SHAPES (m,n,k ...) in each of
 KTUNE_GEMM_PRECISIONS (default bf16 fp16) tuned over the wgmma variants (SECONDS each, default 20)
@@ -74,7 +74,7 @@ def run(context):
         raise SystemExit(1)
     if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
         log("== gemm: every wgmma variant on odd shapes")
-        check_each(context, log, "gemm wgmma", spaces["wgmma"], WGMMA_SHAPES, WGMMA_PRECISIONS, "gemm-check-wgmma",
+        check_each(context, log, "gemm wgmma", spaces["wgmma"], WGMMA_SHAPES, check_precisions(context), "gemm-check-wgmma",
                    "--strategy", "brute_force")
         log("== gemm: every mma.sync variant on odd shapes, both layouts of B")
         check_each(context, log, "gemm mma", spaces["mma"], MMA_SHAPES, MMA_PRECISIONS, "gemm-check-mma",
@@ -102,6 +102,10 @@ def run(context):
         bench_against_baseline(context, log, "gemm", "baseline_gemm", "gemm-check.err", shapes, precisions,
                                tune_args, table_gemm.main)
     write_errors(context, ["gemm-check.err", "gemm-bench.err"], "gemm-errors.log")
+
+
+def check_precisions(context):
+    return context.environ.get("KTUNE_GEMM_CHECK_PRECISIONS", " ".join(WGMMA_PRECISIONS)).split()
 
 
 def odd_shapes(context):
@@ -135,7 +139,7 @@ def plan(context):
     print(f"wgmma space: {len(space.get('starting_points', []))} starting points kept, default {space['default']}")
     print(f"smoke: {SMOKE_SHAPE} bf16")
     if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
-        print(f"wgmma brute force: {' '.join(WGMMA_SHAPES)} in {' '.join(WGMMA_PRECISIONS)}")
+        print(f"wgmma brute force: {' '.join(WGMMA_SHAPES)} in {' '.join(check_precisions(context))}")
         print(f"mma brute force: {' '.join(MMA_SHAPES)} in {' '.join(MMA_PRECISIONS)}")
         print(f"sampled: {' '.join(odd_shapes(context))} in {' '.join(SAMPLED_PRECISIONS)}")
     if context.environ.get("KTUNE_GEMM_BENCH", "1") == "1":
