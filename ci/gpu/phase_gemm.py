@@ -4,9 +4,14 @@ shapes in bf16, fp16, tf32 and fp8 (KTUNE_GEMM_CHECK_PRECISIONS, e.g. "bf16 fp16
 paths) at the family's odd shapes (family.json) over five precisions, and the SASS of the largest
 cubins; then, unless KTUNE_GEMM_BENCH=0, each shape of KTUNE_GEMM_SHAPES (m,n,k ...) in each of
 KTUNE_GEMM_PRECISIONS (default bf16 fp16) tuned over the wgmma variants (SECONDS each, default 20)
-against cuBLASLt and cuBLAS in the same run. Writes gemm.log, gemm-table.md, gemm-baseline.json
-and gemm-errors.log to the output."""
+against cuBLASLt and cuBLAS in the same run. KTUNE_GEMM_NARROW ("block_m=128,192 stages=3,4 ...")
+narrows the bench's wgmma space and KTUNE_GEMM_STRATEGY (e.g. brute_force) picks its search; the
+bench then also ranks every config it measured per shape (gemm-configs.md, the best
+KTUNE_GEMM_RANKED, default 12). Writes gemm.log, gemm-table.md, gemm-baseline.json and
+gemm-errors.log to the output."""
+import json
 import os
+import sqlite3
 
 from . import judge, ktune, narrow, sass, table_gemm
 from .bench_tune import bench_against_baseline
@@ -92,16 +97,63 @@ def run(context):
         shapes = context.environ.get("KTUNE_GEMM_SHAPES", BENCH_SHAPES).split()
         precisions = context.environ.get("KTUNE_GEMM_PRECISIONS", "bf16 fp16").split()
 
+        space = spaces["wgmma"]
+        narrowing = parse_narrowing(context.environ.get("KTUNE_GEMM_NARROW", ""))
+        if narrowing:
+            space = narrow.write(narrow.narrow(narrow.load(space), narrowing), context.path("gemm-bench.cuda.json"))
+            log(f"bench space: wgmma narrowed to {narrowing}")
+        strategy = context.environ.get("KTUNE_GEMM_STRATEGY")
+
         def tune_args(shape, precision):
             m, n, k = shape.split(",")
             return ktune.tune_args(
-                "gemm", "cuda", f"m={m},n={n},k={k}", precision, "--space", spaces["wgmma"],
+                "gemm", "cuda", f"m={m},n={n},k={k}", precision, "--space", space,
+                *(["--strategy", strategy] if strategy else []),
                 "--time-limit", f"{seconds:g}", "--config-timeout", "30", "--db", context.path("gemm-bench.db"),
                 "--no-export", "--json")
 
         bench_against_baseline(context, log, "gemm", "baseline_gemm", "gemm-check.err", shapes, precisions,
                                tune_args, table_gemm.main)
+        ranking = rank_configs(context.path("gemm-bench.db"), int(context.environ.get("KTUNE_GEMM_RANKED", "12")))
+        with open(context.out("gemm-configs.md"), "w") as f:
+            f.write(ranking)
     write_errors(context, ["gemm-check.err", "gemm-bench.err"], "gemm-errors.log")
+
+
+def parse_narrowing(text):
+    """{"block_m": [128, 192], ...} from "block_m=128,192 stages=3,4" (numbers where they are)."""
+    narrowing = {}
+    for item in text.split():
+        name, _, values = item.partition("=")
+        if not name or not values:
+            raise SystemExit(f"KTUNE_GEMM_NARROW: '{item}' is not NAME=VALUE,VALUE...")
+        narrowing[name] = [int(v) if v.lstrip("-").isdigit() else v for v in values.split(",")]
+    return narrowing
+
+
+def rank_configs(db_path, count):
+    """Markdown: for each problem of the database, its `count` fastest verified configs (the
+    parameters that differ between them), their median and TFLOP/s."""
+    with sqlite3.connect(db_path) as db:
+        rows = db.execute("select p.dims, p.precision, m.config, m.median_ns from measurements m "
+                          "join problems p on p.id = m.problem_id where m.outcome = 'ok' "
+                          "order by p.id, m.median_ns").fetchall()
+    by_problem = {}
+    for dims, precision, config, median in rows:
+        by_problem.setdefault((dims, precision), []).append((json.loads(config), median))
+    parts = []
+    for (dims, precision), measured in by_problem.items():
+        shape = dict(json.loads(dims))
+        flops = 2 * shape["m"] * shape["n"] * shape["k"]
+        best = measured[:count]
+        varying = [name for name in best[0][0] if len({str(c.get(name)) for c, _ in measured}) > 1]
+        parts.append(f"### {shape['m']}x{shape['n']}x{shape['k']} {precision}: {len(measured)} configs verified\n\n"
+                     f"| {' | '.join(varying)} | median us | TFLOP/s |\n|{'---|' * len(varying)}---:|---:|\n")
+        for config, median in best:
+            cells = " | ".join(str(config.get(name)) for name in varying)
+            parts.append(f"| {cells} | {median / 1e3:.1f} | {flops / median / 1e3:.0f} |\n")
+        parts.append("\n")
+    return "".join(parts) or "no verified configs\n"
 
 
 def check_precisions(context):
