@@ -111,14 +111,15 @@ enum FinishMode { kStoreD, kAddToWorkspace, kStoreWorkspaceSums };
 // are this thread's first row and column in D. kStoreD applies the epilogue and stores D;
 // kAddToWorkspace adds the pairs into the fp32 workspace [m, n]; kStoreWorkspaceSums stores the
 // epilogue of the workspace's full sums and zeroes them for the next launch.
-// A row's C and bias values are loaded kBatch pairs at a time before any of them is stored:
+// A row's C and bias values are loaded kBatch (8 or 16) pairs at a time before any of them is stored:
 // loads that follow stores one by one each wait a round trip to memory (a residual epilogue
 // took 1.2x the time of none at 16384 x 4096 x 4096).
 template <FinishMode kMode, int kEpi>
 __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2], long long row_base, long long col_base,
                                              long long m, long long n, T* d, const T* c, const T* bias, float alpha,
                                              float beta, float* workspace) {
-  constexpr int kPairs = BN / 8, kBatch = kPairs < 16 ? kPairs : 16;
+  constexpr int kPairs = BN / 8, kBatch = kPairs % 16 == 0 ? 16 : 8;  // a divisor of kPairs (BN: a multiple of 64)
+  static_assert(kPairs % kBatch == 0, "whole batches of pairs");
 #pragma unroll
   for (int i = 0; i < kMTiles; ++i)
 #pragma unroll
