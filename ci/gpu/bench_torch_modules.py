@@ -9,12 +9,14 @@ ops, at batch x seq 8x2048, hidden 4096, 32 heads of 128 over 8 KV heads, MLP 14
 - with QK-norm (Qwen3, OLMo 2): q and k normalised per head before the rotation, ktune's
   rmsnorm_rope fused, PyTorch's kv heads repeated for SDPA.
 
-Times are medians of CUDA events around one forward (warm L2, as a model runs), in ns.
+Times are medians of CUDA events around one forward (warm L2, as a model runs), in ns, the
+routes' forwards interleaved.
 Prints one JSON object: {"device", "torch", "results": {CASE: {ROUTE_ns: ...}}}; a route that
 fails records ROUTE_error instead.
 Usage: python3 -m ci.gpu.bench_torch_modules [--quick]
 """
 import json
+import statistics
 import sys
 
 import torch
@@ -23,14 +25,16 @@ from torch import nn
 
 import ktune
 from .against_pytorch import graphed
-from .baseline_families import timed
 
 DTYPE = torch.bfloat16
 
 
-def routes(pytorch_fn, ktune_fn, compile_too=True):
-    """Each route's median ns, or its error (torch.compile's only when compile_too)."""
+def routes(pytorch_fn, ktune_fn, compile_too=True, samples=30):
+    """Each route's median ns, or its error (torch.compile's only when compile_too). The routes'
+    samples are interleaved, one forward of each in turn (the order rotating), so that a card
+    whose clock falls as it heats does not favour the route timed first."""
     out = {}
+    runs = {}
     for name, make in (("eager", lambda: pytorch_fn), ("eager_graph", lambda: graphed(pytorch_fn)),
                        ("compiled", lambda: torch.compile(pytorch_fn)), ("ktune", lambda: ktune_fn),
                        ("ktune_graph", lambda: graphed(ktune_fn))):
@@ -38,9 +42,31 @@ def routes(pytorch_fn, ktune_fn, compile_too=True):
             continue
         try:
             with torch.no_grad():
-                out[f"{name}_ns"] = timed(make(), samples=30, flush_l2=False)
+                runs[name] = make()
+                for _ in range(5):  # warm-up: compilation, first-use tuning, allocations
+                    runs[name]()
         except Exception as e:  # noqa: BLE001 - a route that cannot run is reported, not fatal
             out[f"{name}_error"] = f"{type(e).__name__}: {e}"[:300]
+    times = {name: [] for name in runs}
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    with torch.no_grad():
+        for sample in range(samples):
+            names = list(times)
+            for name in names[sample % len(names):] + names[:sample % len(names)]:
+                if name not in runs:
+                    continue
+                try:
+                    start.record()
+                    runs[name]()
+                    stop.record()
+                    stop.synchronize()
+                    times[name].append(start.elapsed_time(stop) * 1e6)
+                except Exception as e:  # noqa: BLE001 - the route stops, the others go on
+                    out[f"{name}_error"] = f"{type(e).__name__}: {e}"[:300]
+                    del runs[name]
+    for name, measured in times.items():
+        if name in runs and measured:
+            out[f"{name}_ns"] = statistics.median(measured)
     try:
         with torch.no_grad():
             got, want = ktune_fn(), pytorch_fn()

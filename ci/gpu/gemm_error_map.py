@@ -51,7 +51,9 @@ def main(argv):
             dims = {"m": m, "n": n, "k": k, "b_layout": 0, "epilogue": 0}
             label = f"{block_m}x{block_n} c{consumers} s{stages} at {m}x{n}x{k}"
             try:
-                context.use_config("gemm", dims, "bf16", config)
+                choice = context.use_config("gemm", dims, "bf16", config)
+                if m == 2000:
+                    print(f"{label}: the library runs {choice}", flush=True)
                 # Small integers times powers of two: every product and sum is exact in fp32.
                 x = (torch.randint(-3, 4, (m, k), device=device) / 4).to(torch.bfloat16)
                 w = (torch.randint(-3, 4, (n, k), device=device) / 4).to(torch.bfloat16)
