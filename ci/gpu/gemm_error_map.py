@@ -3,9 +3,10 @@
 partial k slice, partial tile columns, partial tile rows) against PyTorch's fp32 matmul of the
 same bf16 inputs, and prints, for each config and shape, the share of wrong elements and which
 rows of a tile (by 16-row warp band and 8-row half), which column groups of a tile and which
-k slice they follow. A diagnostic, not a test:
+k slice they follow. With --residual the GEMM adds a residual in its epilogue (epilogue 1). A
+diagnostic, not a test:
 
-    PYTHONPATH=python KTUNE_LIBRARY=... python3 ci/gpu/gemm_error_map.py [BLOCK_M,BLOCK_N,CONSUMERS,STAGES ...]
+    PYTHONPATH=python KTUNE_LIBRARY=... python3 -m ci.gpu.gemm_error_map [--residual] [BLOCK_M,BLOCK_N,CONSUMERS,STAGES ...]
 """
 import sys
 
@@ -41,6 +42,8 @@ def describe(wrong, block_m, block_n):
 
 
 def main(argv):
+    residual = "--residual" in argv
+    argv = [a for a in argv if a != "--residual"]
     torch.manual_seed(0)
     device = torch.device("cuda")
     context = _dispatch.context_for(device)
@@ -48,8 +51,8 @@ def main(argv):
         block_m, block_n, consumers, stages = (int(v) for v in tile.split(","))
         config = dict(BASE, block_m=block_m, block_n=block_n, consumers=consumers, stages=stages)
         for m, n, k in shapes(block_m, block_n):
-            dims = {"m": m, "n": n, "k": k, "b_layout": 0, "epilogue": 0}
-            label = f"{block_m}x{block_n} c{consumers} s{stages} at {m}x{n}x{k}"
+            dims = {"m": m, "n": n, "k": k, "b_layout": 0, "epilogue": 1 if residual else 0}
+            label = f"{block_m}x{block_n} c{consumers} s{stages} at {m}x{n}x{k}{' +residual' if residual else ''}"
             try:
                 choice = context.use_config("gemm", dims, "bf16", config)
                 if m == 2000:
@@ -57,12 +60,13 @@ def main(argv):
                 # Small integers times powers of two: every product and sum is exact in fp32.
                 x = (torch.randint(-3, 4, (m, k), device=device) / 4).to(torch.bfloat16)
                 w = (torch.randint(-3, 4, (n, k), device=device) / 4).to(torch.bfloat16)
-                got = ktune.linear(x, w).float()
+                r = (torch.randint(-3, 4, (m, n), device=device) / 4).to(torch.bfloat16) if residual else None
+                got = ktune.linear(x, w, residual=r).float()
                 torch.cuda.synchronize()
             except Exception as e:  # a config that does not run: say why and go on
                 print(f"{label}: {type(e).__name__}: {e}", flush=True)
                 continue
-            expected = (x.float() @ w.float().T).to(torch.bfloat16).float()
+            expected = (x.float() @ w.float().T + (r.float() if residual else 0)).to(torch.bfloat16).float()
             wrong = ~torch.isclose(got, expected, rtol=1e-2, atol=1e-2)
             print(f"{label}: {describe(wrong.cpu(), block_m, block_n)}", flush=True)
             if wrong.any():

@@ -1,8 +1,8 @@
 """ci/gpu-check gemm [SECONDS]: the GEMM family. A smoke test of 4 wgmma variants (a hang or wrong
 result there skips the rest); unless KTUNE_GEMM_CHECK=0, every wgmma variant brute-forced on odd
-shapes in bf16, fp16, tf32 and fp8 (KTUNE_GEMM_CHECK_PRECISIONS, e.g. "bf16 fp16", narrows them), every mma.sync variant on odd shapes, sampled variants (all
-paths) at the family's odd shapes (family.json) over five precisions, and the SASS of the largest
-cubins; then, unless KTUNE_GEMM_BENCH=0, each shape of KTUNE_GEMM_SHAPES (m,n,k ...) in each of
+shapes in bf16, fp16, tf32 and fp8, every mma.sync variant on odd shapes, sampled variants (all
+paths) at the family's odd shapes (family.json) over five precisions (KTUNE_GEMM_CHECK_PRECISIONS,
+e.g. "bf16 fp16", keeps only those of each), and the SASS of the largest cubins; then, unless KTUNE_GEMM_BENCH=0, each shape of KTUNE_GEMM_SHAPES (m,n,k ...) in each of
 KTUNE_GEMM_PRECISIONS (default bf16 fp16) tuned over the wgmma variants (SECONDS each, default 20)
 against cuBLASLt and cuBLAS in the same run. KTUNE_GEMM_NARROW ("block_m=128,192 stages=3,4 ...")
 narrows the bench's wgmma space and KTUNE_GEMM_STRATEGY (e.g. brute_force) picks its search; the
@@ -79,13 +79,13 @@ def run(context):
         raise SystemExit(1)
     if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
         log("== gemm: every wgmma variant on odd shapes")
-        check_each(context, log, "gemm wgmma", spaces["wgmma"], WGMMA_SHAPES, check_precisions(context), "gemm-check-wgmma",
+        check_each(context, log, "gemm wgmma", spaces["wgmma"], WGMMA_SHAPES, check_precisions(context, WGMMA_PRECISIONS), "gemm-check-wgmma",
                    "--strategy", "brute_force")
         log("== gemm: every mma.sync variant on odd shapes, both layouts of B")
-        check_each(context, log, "gemm mma", spaces["mma"], MMA_SHAPES, MMA_PRECISIONS, "gemm-check-mma",
+        check_each(context, log, "gemm mma", spaces["mma"], MMA_SHAPES, check_precisions(context, MMA_PRECISIONS), "gemm-check-mma",
                    "--strategy", "brute_force")
         log("== gemm: sampled variants (all paths) over precisions, layouts and epilogues")
-        check_each(context, log, "gemm", None, odd_shapes(context), SAMPLED_PRECISIONS, "gemm-check",
+        check_each(context, log, "gemm", None, odd_shapes(context), check_precisions(context, SAMPLED_PRECISIONS), "gemm-check",
                    "--strategy", "random", "--budget", "16")
         log(*judge.not_ok(context.path("gemm-check.db"), limit=40))
         log("== gemm: SASS of the three largest cubins")
@@ -156,8 +156,10 @@ def rank_configs(db_path, count):
     return "".join(parts) or "no verified configs\n"
 
 
-def check_precisions(context):
-    return context.environ.get("KTUNE_GEMM_CHECK_PRECISIONS", " ".join(WGMMA_PRECISIONS)).split()
+def check_precisions(context, precisions):
+    """The precisions of a check that KTUNE_GEMM_CHECK_PRECISIONS keeps (all when it is unset)."""
+    kept = context.environ.get("KTUNE_GEMM_CHECK_PRECISIONS")
+    return [p for p in precisions if kept is None or p in kept.split()]
 
 
 def odd_shapes(context):
@@ -191,9 +193,9 @@ def plan(context):
     print(f"wgmma space: {len(space.get('starting_points', []))} starting points kept, default {space['default']}")
     print(f"smoke: {SMOKE_SHAPE} bf16")
     if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
-        print(f"wgmma brute force: {' '.join(WGMMA_SHAPES)} in {' '.join(check_precisions(context))}")
-        print(f"mma brute force: {' '.join(MMA_SHAPES)} in {' '.join(MMA_PRECISIONS)}")
-        print(f"sampled: {' '.join(odd_shapes(context))} in {' '.join(SAMPLED_PRECISIONS)}")
+        print(f"wgmma brute force: {' '.join(WGMMA_SHAPES)} in {' '.join(check_precisions(context, WGMMA_PRECISIONS))}")
+        print(f"mma brute force: {' '.join(MMA_SHAPES)} in {' '.join(check_precisions(context, MMA_PRECISIONS))}")
+        print(f"sampled: {' '.join(odd_shapes(context))} in {' '.join(check_precisions(context, SAMPLED_PRECISIONS))}")
     if context.environ.get("KTUNE_GEMM_BENCH", "1") == "1":
         print(f"bench: {context.environ.get('KTUNE_GEMM_SHAPES', BENCH_SHAPES)} in "
               f"{context.environ.get('KTUNE_GEMM_PRECISIONS', 'bf16 fp16')}, {context.seconds(20):g} s each")
