@@ -346,27 +346,20 @@ struct PairInputs {
   float c0 = 0.f, c1 = 0.f, bias0 = 0.f, bias1 = 0.f;
 };
 
-// C at D[row, col] and D[row, col + 1] as they are stored (zero past n), for an epilogue that reads
-// C: one aligned access where D is stored as one pair.
-__device__ __forceinline__ Packed<T, 2> load_c_pair(const T* c, long long row, long long col, long long n) {
-  Packed<T, 2> pair;
-  if (stored_as_pair(col, n)) {
-    pair.raw = *reinterpret_cast<const decltype(pair.raw)*>(c + row * n + col);
-  } else {
-    pair.elements.v[0] = col < n ? c[row * n + col] : from_float<T>(0.f);
-    pair.elements.v[1] = col + 1 < n ? c[row * n + col + 1] : from_float<T>(0.f);
-  }
-  return pair;
-}
-
 template <int kEpi = kEpilogue>
 __device__ __forceinline__ PairInputs load_pair_inputs(const T* c, const T* bias, long long row, long long col,
                                                        long long n) {
   PairInputs in;
   if constexpr (kEpilogueReadsC<kEpi>) {
-    const Packed<T, 2> pair = load_c_pair(c, row, col, n);
-    in.c0 = to_float(pair.elements.v[0]);
-    in.c1 = to_float(pair.elements.v[1]);
+    if (stored_as_pair(col, n)) {
+      Packed<T, 2> pair;
+      pair.raw = *reinterpret_cast<const decltype(pair.raw)*>(c + row * n + col);
+      in.c0 = to_float(pair.elements.v[0]);
+      in.c1 = to_float(pair.elements.v[1]);
+    } else {
+      if (col < n) in.c0 = to_float(c[row * n + col]);
+      if (col + 1 < n) in.c1 = to_float(c[row * n + col + 1]);
+    }
   }
   if constexpr (kEpilogueReadsBias<kEpi>) {
     if (col < n) in.bias0 = to_float(bias[col]);

@@ -106,49 +106,19 @@ __device__ __forceinline__ void advance(int& stage, unsigned& phase) {
 // What the end of a tile does with a thread's accumulator pairs.
 enum FinishMode { kStoreD, kAddToWorkspace, kStoreWorkspaceSums };
 
-// The first C values a thread's epilogue reads (epilogues 1 and 5: the residual), loaded when its
-// tile starts so that they arrive under the tile's wgmma instead of stalling the epilogue; the
-// rest are loaded by the epilogue. As many as the registers left beside the accumulators hold
-// without spilling (ptxas spilled with all of a 64 x 256 or 64 x 192 share's); none for the other
-// epilogues. Pair p is row half p / (BN / 8) (m64 tile i, then rows +0 or +8), column group
-// p % (BN / 8); rows past m read nothing.
-template <int kEpi, bool kReadsC = kEpilogueReadsC<kEpi>>
-struct TileC {
-  static constexpr int kAll = kMTiles * 2 * (BN / 8);
-  static constexpr int kBudget = kConsumers == 3 ? (kEpilogueReadsBias<kEpi> ? 8 : 16) : 32;
-  static constexpr int kCount = kAll < kBudget ? kAll : kBudget;
-  Packed<T, 2> pairs[kCount];
-  __device__ __forceinline__ void load(const T* c, long long row_base, long long col_base, long long m, long long n) {
-#pragma unroll
-    for (int p = 0; p < kCount; ++p) {
-      const int row_half = p / (BN / 8), i = row_half / 2, half = row_half % 2;
-      const long long row = row_base + i * 64 + half * 8;
-      if (row < m) pairs[p] = load_c_pair(c, row, col_base + (p % (BN / 8)) * 8, n);
-    }
-  }
-};
-template <int kEpi>
-struct TileC<kEpi, false> {
-  static constexpr int kCount = 0;
-  __device__ __forceinline__ void load(const T*, long long, long long, long long, long long) {}
-};
-
 // Accumulator layout of m64nNk16: warp w holds rows 16w..16w+15 of each m64 tile; lane l holds
 // rows l/4 and l/4 + 8, columns 8j + 2(l%4) and the next, for j < N/8. row_base and col_base
 // are this thread's first row and column in D. kStoreD applies the epilogue and stores D;
 // kAddToWorkspace adds the pairs into the fp32 workspace [m, n]; kStoreWorkspaceSums stores the
 // epilogue of the workspace's full sums and zeroes them for the next launch.
-// A row's C and bias values are loaded a batch of pairs at a time before any of them is stored:
+// A row's C and bias values are loaded kBatch (8 or 16) pairs at a time before any of them is stored:
 // loads that follow stores one by one each wait a round trip to memory (a residual epilogue
 // took 1.2x the time of none at 16384 x 4096 x 4096).
 template <FinishMode kMode, int kEpi>
 __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2], long long row_base, long long col_base,
                                              long long m, long long n, T* d, const T* c, const T* bias, float alpha,
-                                             float beta, float* workspace, const TileC<kEpi>& tile_c) {
-  // 16 pairs a batch where the registers allow, else 8 (three consumers have 152 registers; C
-  // and the bias together take four a pair); a divisor of kPairs (BN is a multiple of 64).
-  constexpr bool kRoomy = kConsumers < 3 && !(kEpilogueReadsC<kEpi> && kEpilogueReadsBias<kEpi>);
-  constexpr int kPairs = BN / 8, kBatch = kRoomy && kPairs % 16 == 0 ? 16 : 8;
+                                             float beta, float* workspace) {
+  constexpr int kPairs = BN / 8, kBatch = kPairs % 16 == 0 ? 16 : 8;  // a divisor of kPairs (BN: a multiple of 64)
   static_assert(kPairs % kBatch == 0, "whole batches of pairs");
 #pragma unroll
   for (int i = 0; i < kMTiles; ++i)
@@ -177,21 +147,7 @@ __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2]
         if constexpr (kMode == kAddToWorkspace) continue;
         PairInputs inputs[kBatch];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-          const int first_pair = (i * 2 + half) * kPairs;  // (unrolled: a constant, as are j0 and j)
-          if constexpr (kMode == kStoreD && kEpilogueReadsC<kEpi>) {
-            if (first_pair + j0 + j < TileC<kEpi>::kCount) {  // C came with the tile
-              const Packed<T, 2> pair = tile_c.pairs[first_pair + j0 + j];
-              inputs[j] = load_pair_inputs<kEpilogueReadsBias<kEpi> ? 2 : 0>(c, bias, row, col_base + (j0 + j) * 8, n);
-              inputs[j].c0 = to_float(pair.elements.v[0]);
-              inputs[j].c1 = to_float(pair.elements.v[1]);
-            } else {
-              inputs[j] = load_pair_inputs<kEpi>(c, bias, row, col_base + (j0 + j) * 8, n);
-            }
-          } else {
-            inputs[j] = load_pair_inputs<kEpi>(c, bias, row, col_base + (j0 + j) * 8, n);
-          }
-        }
+        for (int j = 0; j < kBatch; ++j) inputs[j] = load_pair_inputs<kEpi>(c, bias, row, col_base + (j0 + j) * 8, n);
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
           const long long col = col_base + (j0 + j) * 8;
@@ -440,10 +396,6 @@ __device__ __forceinline__ void consume(const Operands& o, const ALoad& a_load, 
     for (int i = 0; i < kMTiles; ++i)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.f;
-    const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
-    const long long col_base = tile_n * BN + (lane % 4) * 2;
-    TileC<kEpi> tile_c;
-    if constexpr (kSplitK == 1) tile_c.load(o.c, row_base, col_base, m, n);
 
     if constexpr (kNorm) {
       const long long own_rows = tile_m * BM + consumer * kRowsPerConsumer;
@@ -505,10 +457,12 @@ __device__ __forceinline__ void consume(const Operands& o, const ALoad& a_load, 
       if (end_slice > first_slice) release_stage(ring, previous_stage, walk.rank, lane);
     }
 
+    const long long row_base = tile_m * BM + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
+    const long long col_base = tile_n * BN + (lane % 4) * 2;
     if constexpr (kSplitK == 1) {
-      finish_pairs<kStoreD, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace, tile_c);
+      finish_pairs<kStoreD, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
     } else {
-      finish_pairs<kAddToWorkspace, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace, tile_c);
+      finish_pairs<kAddToWorkspace, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
       __threadfence();  // this block's sums are visible before it is counted
       consumers_sync();
       __shared__ unsigned last_split;
@@ -517,7 +471,7 @@ __device__ __forceinline__ void consume(const Operands& o, const ALoad& a_load, 
       consumers_sync();
       if (last_split) {
         __threadfence();
-        finish_pairs<kStoreWorkspaceSums, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace, tile_c);
+        finish_pairs<kStoreWorkspaceSums, kEpi>(acc, row_base, col_base, m, n, o.d, o.c, o.bias, alpha, beta, workspace);
         if (threadIdx.x == 128) counters[t] = 0;
       }
     }
