@@ -165,6 +165,29 @@ class GpuHarness(harness.KtuneTestCase):
         self.assertIn("gemm@m=4096,n=4096,k=4096@bf16", busy)
         self.assertIn("flash_attention@batch=4,heads=16,seq_q=4096,seq_kv=4096,head_dim=128@bf16", busy)
 
+    def test_gemm_phase_narrows_its_checks_and_ranks_what_a_tune_measured(self):
+        from types import SimpleNamespace
+        from ci.gpu import phase_gemm
+        self.assertEqual(phase_gemm.parse_narrowing("block_m=128,192 path=wgmma stages=3"),
+                         {"block_m": [128, 192], "path": ["wgmma"], "stages": [3]})
+        with self.assertRaises(SystemExit):
+            phase_gemm.parse_narrowing("block_m")
+        only_bf16 = SimpleNamespace(environ={"KTUNE_GEMM_CHECK_PRECISIONS": "bf16 fp8_e4m3"})
+        self.assertEqual(phase_gemm.check_precisions(only_bf16, phase_gemm.MMA_PRECISIONS), ["bf16"])
+        self.assertEqual(phase_gemm.check_precisions(only_bf16, phase_gemm.WGMMA_PRECISIONS), ["bf16", "fp8_e4m3"])
+        self.assertEqual(phase_gemm.check_precisions(SimpleNamespace(environ={}), phase_gemm.MMA_PRECISIONS),
+                         phase_gemm.MMA_PRECISIONS)
+        plan = self.gpu_check("gemm", env_extra={"KTUNE_GPU_PLAN": "1", "KTUNE_GEMM_CHECK_PRECISIONS": "bf16"}).stdout
+        self.assertRegex(plan, r"mma brute force: .* in bf16\n")
+        # The ranking of a real tune's database: its verified configs, fastest first.
+        self.ktune("tune", "-k", "gemm", "-b", "cpu", "--shape", "m=64,n=48,k=32", "--budget", "4", "--db", self.db,
+                   "--no-export", check=0)
+        ranking = phase_gemm.rank_configs(self.db, 3)
+        self.assertIn("### 64x48x32 fp32: 4 configs verified", ranking)
+        medians = [float(line.split("|")[-3]) for line in ranking.splitlines() if line.startswith("| ") and "median" not in line]
+        self.assertEqual(len(medians), 3)
+        self.assertEqual(medians, sorted(medians))
+
     def test_serving_judges_each_family_against_its_bar(self):
         from ci.gpu import phase_serving
         # grouped_gemm's group sizes as kernels/grouped_gemm/family.cpp draws them.
