@@ -10,11 +10,11 @@
 //     stage, issues wgmma over it (4 k-steps of 32 bytes), waits for the previous slice's wgmma
 //     (one stays in flight) and releases that slice's stage, and after the last slice applies
 //     the epilogue to its registers and stores D.
-// With two consumers the producer gives its registers to them (setmaxnreg), whose accumulators
-// fill most of the register file. Three consumers (a 192-row tile, one m64 row of wgmma each, as
-// cuBLAS's 192x192 Hopper kernels) exchange none: ptxas compiles the whole kernel within the
-// 128 registers a thread of 512 has (64K / 512), which holds a 64 x 192 share's 96
-// accumulators; 64 x 256 does not compile (the space keeps block_n <= 192 there).
+// With two or three consumers the producer gives its registers to them (setmaxnreg), whose
+// accumulators fill most of the register file. Three consumers (a 192-row tile, one m64 row of
+// wgmma each, as cuBLAS's 192x192 Hopper kernels) get 152 each: a 64 x 192 share's 96
+// accumulators and the rest without a stack (at the 128 of a thread of 512 ptxas spilled);
+// 64 x 256 does not fit (the space keeps block_n <= 192 there).
 // Tiles are visited in groups of KT_GROUP_M tile rows (a group's A rows
 // and all of B stay in L2 while it runs); with a persistent grid (launch geometry) each block
 // takes tiles gridDim.x apart and the stage ring runs on across tiles.
@@ -111,9 +111,9 @@ enum FinishMode { kStoreD, kAddToWorkspace, kStoreWorkspaceSums };
 // are this thread's first row and column in D. kStoreD applies the epilogue and stores D;
 // kAddToWorkspace adds the pairs into the fp32 workspace [m, n]; kStoreWorkspaceSums stores the
 // epilogue of the workspace's full sums and zeroes them for the next launch.
-// A row's C and bias values are loaded kBatch (8 or 16) pairs at a time before any of them is stored:
-// loads that follow stores one by one each wait a round trip to memory (a residual epilogue
-// took 1.2x the time of none at 16384 x 4096 x 4096).
+// A row's C and bias values are loaded kBatch (8 or 16) pairs at a time before any of them is
+// stored: loads that follow stores one by one each wait a round trip to memory (a residual
+// epilogue took 1.2x the time of none at 16384 x 4096 x 4096).
 template <FinishMode kMode, int kEpi>
 __device__ __forceinline__ void finish_pairs(const float (&acc)[kMTiles][BN / 2], long long row_base, long long col_base,
                                              long long m, long long n, T* d, const T* c, const T* bias, float alpha,
