@@ -12,10 +12,13 @@ ops, at batch x seq 8x2048, hidden 4096, 32 heads of 128 over 8 KV heads, MLP 14
 Times are medians of CUDA events around one forward (warm L2, as a model runs), in ns, the
 routes' forwards interleaved.
 Prints one JSON object: {"device", "torch", "results": {CASE: {ROUTE_ns: ...}}}; a route that
-fails records ROUTE_error instead.
+fails records ROUTE_error instead. With KTUNE_TORCH_REFINE=N (and KTUNE_DB), each block's GEMM and
+attention calls first take whichever of the database's N fastest configs makes the block fastest
+(ktune.refine; CASE's "refined" lists them).
 Usage: python3 -m ci.gpu.bench_torch_modules [--quick]
 """
 import json
+import os
 import statistics
 import sys
 
@@ -218,10 +221,29 @@ def main(argv):
              ktune_llama_block),
             (f"decoder block with QK-norm {p.batch}x{p.seq} hidden 4096, GQA 32/8, MLP 14336", pytorch_block,
              ktune_block)):
+        refined = refine_in_place(lambda: ktune_fn(x, p))
         results[name] = routes(lambda: pytorch_fn(x, p), lambda: ktune_fn(x, p))
+        if refined is not None:
+            results[name]["refined"] = refined
         print(name, json.dumps(results[name]), file=sys.stderr, flush=True)
     print(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                       "ktune_library": ktune.library_path(), "results": results}, indent=1))
+
+
+def refine_in_place(block):
+    """With KTUNE_TORCH_REFINE=N and a database in use (KTUNE_DB): each GEMM and attention call of
+    the block runs whichever of the database's N fastest configs for it makes the whole block
+    fastest (ktune.refine). Returns, per call, the shape, the configs tried with the block's
+    median ms and the one kept; None when off."""
+    top = int(os.environ.get("KTUNE_TORCH_REFINE", "0"))
+    if top < 2 or not ktune.settings()["db"]:
+        return None
+    summary = []
+    for entry in ktune.refine(block, top=top, samples=7, families=["gemm", "flash_attention"]):
+        summary.append({"family": entry["call"]["family"], "dims": entry["call"]["dims"], "kept": entry["chosen"],
+                        "block_ms": [round(c["median_s"] * 1e3, 3) for c in entry["candidates"]]})
+        print("refined", json.dumps(summary[-1]), file=sys.stderr, flush=True)
+    return summary
 
 
 if __name__ == "__main__":

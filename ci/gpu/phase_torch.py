@@ -8,7 +8,9 @@ a side stream, torch.compile, modules swapped in bf16), then ci/gpu/bench_torch_
 KTUNE_TORCH_QUICK=1 for smaller shapes), and with KTUNE_TORCH_PROFILE=1 the decoder blocks'
 kernels (ci/gpu/profile_decoder_blocks.py). Writes torch-test.log, torch.json, torch-table.md and
 decoder-profile.md. KTUNE_DB names a database whose configs the calls run (compiled on first use):
-a torch_tune step's torch-tune.db in the same call."""
+a torch_tune step's torch-tune.db in the same call; with it, KTUNE_TORCH_REFINE=N makes each
+decoder block's GEMM and attention calls run whichever of the database's N fastest configs makes
+the whole block fastest (ktune.refine), in the benchmark and the profile alike."""
 import json
 import os
 import subprocess
@@ -36,6 +38,8 @@ def table(document, what):
     for name, r in document["results"].items():
         best = min([r[k] for k in ("eager_ns", "eager_graph_ns", "compiled_ns") if k in r], default=None)
         ours = min([r[k] for k in ("ktune_ns", "ktune_graph_ns") if k in r], default=None)
+        if r.get("refined"):
+            name += f" (refined in place: {len(r['refined'])} calls)"
         lines.append(f"| {name} | {cell(us(r.get('eager_ns')), '.1f')} | {cell(us(r.get('eager_graph_ns')), '.1f')} | "
                      f"{cell(us(r.get('compiled_ns')), '.1f')} | {cell(us(r.get('ktune_ns')), '.1f')} | "
                      f"{cell(us(r.get('ktune_graph_ns')), '.1f')} | "

@@ -11,7 +11,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from .bench_torch_modules import (DTYPE, DecoderWeights, ktune_block, ktune_llama_block, pytorch_block,
-                                  pytorch_llama_block)
+                                  pytorch_llama_block, refine_in_place)
 
 FORWARDS = 5
 
@@ -51,6 +51,8 @@ def main(argv):
     out = [f"Decoder blocks {p.batch}x{p.seq}, hidden 4096, GQA 32/8, MLP 14336, bf16, on "
            f"{torch.cuda.get_device_name(0)} (torch {torch.__version__}): device time of each kernel per forward "
            f"(torch.profiler, {FORWARDS} eager forwards)", ""]
+    for block in (ktune_llama_block, ktune_block):  # the configs the benchmark's blocks ran (KTUNE_TORCH_REFINE)
+        refine_in_place(lambda: block(x, p))
     for title, fn in (("Llama block, ktune", lambda: ktune_llama_block(x, p)),
                       ("Llama block, torch.compile", torch.compile(lambda: pytorch_llama_block(x, p))),
                       ("QK-norm block, ktune", lambda: ktune_block(x, p)),

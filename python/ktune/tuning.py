@@ -9,6 +9,11 @@
   `seconds`, then runs the winner; the result stays in the database, so later processes start
   tuned. Tune before capturing CUDA graphs: a first use inside a capture would launch the tuner.
 
+- `ktune.refine(fn, db=...)` picks, for each call `fn` makes, among the database's fastest
+  verified configs of that call, the one with which the whole of `fn` runs fastest. A tune times
+  each kernel alone; in a model the calls share the L2 cache and, on a card at its power limit,
+  the clock, so the fastest config alone is not always the fastest in place.
+
 A shape the database lacks runs what the library's compiled tables choose. The `ktune` command
 is found at $KTUNE_BIN, else on PATH.
 """
@@ -16,9 +21,12 @@ import contextlib
 import json
 import os
 import shutil
+import sqlite3
+import statistics
 import subprocess
 import tempfile
 import threading
+import time
 import warnings
 
 from . import _native
@@ -220,3 +228,95 @@ def resolve(context, family, dims, precision, tune_missing=True):
                           "library's own choice", stacklevel=4)
         _resolved[key] = choice
         return choice
+
+
+def _fastest_configs(db, device, backend, family, dims, precision, count):
+    """The `count` fastest distinct configs the database verified for this call on this device
+    (by name, as _lookup matches), fastest first."""
+    full = _full_dims(family, dims)
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as connection:
+        rows = connection.execute(
+            "select p.dims, m.config, min(m.median_ns) as best from measurements m "
+            "join problems p on p.id = m.problem_id join devices d on d.id = m.device_id "
+            "join kernels k on k.id = m.kernel_id "
+            "where m.outcome = 'ok' and m.median_ns is not null and k.family = ? and k.backend = ? "
+            "and d.name = ? and p.precision = ? group by p.dims, m.config_key order by best",
+            (family, backend, device, precision)).fetchall()
+    configs = []
+    for dims_json, config, _ in rows:
+        if dict(json.loads(dims_json)) == full and config not in configs:
+            configs.append(config)
+    return [json.loads(c) for c in configs[:count]]
+
+
+def _timer(device_type):
+    """A function that runs fn once and returns its seconds: CUDA (or ROCm) events around it on
+    a GPU, the wall clock on the CPU."""
+    import torch
+    if device_type == "cpu":
+        def wall(fn):
+            start = time.perf_counter()
+            fn()
+            return time.perf_counter() - start
+        return wall
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def events(fn):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop) / 1e3
+    return events
+
+
+def refine(fn, *, db=None, top=3, samples=10, families=None):
+    """For each library call `fn()` makes (in `families`, default all), tries the `top` fastest
+    configs `db` (default: the database in use) verified for it on this device, running the whole
+    of `fn` with each, and keeps the one with the lowest median time: this process runs it from
+    then on. The candidates' samples are interleaved (one run of each in turn, the order
+    rotating), so a clock that drifts favours none; calls are refined one after the other, each
+    with the choices already made for the calls before it. `fn` takes no arguments and must be
+    safe to run again (no growing state). Returns one dict per call refined: {"call",
+    "candidates": [{"config", "median_s"}, ...], "chosen"}; a call with fewer than two candidates
+    keeps what it runs and is left out."""
+    import torch
+    db = os.path.abspath(os.path.expanduser(db)) if db else _settings["db"]
+    if not db or not os.path.exists(db):
+        raise _native.BadArgument(f"ktune.refine: no results database to take configs from ({db or 'none set'}); "
+                                  "give db=PATH or call ktune.use_database first")
+    if int(top) < 1 or int(samples) < 1:
+        raise _native.BadArgument(f"ktune.refine: top ({top}) and samples ({samples}) must be at least 1")
+    with recording() as recorded, torch.no_grad():
+        fn()
+    calls = []  # a composed call (attention_block) is refined through its stages, each its own call
+    for call in recorded:
+        stages = _native.stages(call["family"], call["dims"], call["precision"])
+        calls += [dict(call, family=s["family"], dims=s["dims"]) for s in stages] if stages else [call]
+    refined = []
+    for call in calls:
+        if families is not None and call["family"] not in families:
+            continue
+        context = _native.shared_context(call["backend"], call.get("device", 0))
+        candidates = _fastest_configs(db, context.device, call["backend"], call["family"], call["dims"],
+                                      call["precision"], int(top))
+        if len(candidates) < 2:
+            continue
+        timer = _timer("cpu" if call["backend"] == "cpu" else "cuda")
+        times = [[] for _ in candidates]
+        with torch.no_grad():
+            for config in candidates:  # first runs: compiles and loads each config before any is timed
+                context.use_config(call["family"], call["dims"], call["precision"], config)
+                fn()
+            for sample in range(int(samples)):
+                for i in (list(range(len(candidates))) * 2)[sample % len(candidates):][:len(candidates)]:
+                    context.use_config(call["family"], call["dims"], call["precision"], candidates[i])
+                    times[i].append(timer(fn))
+        medians = [statistics.median(t) for t in times]
+        best = min(range(len(candidates)), key=medians.__getitem__)
+        chosen = context.use_config(call["family"], call["dims"], call["precision"], candidates[best])
+        with _lock:
+            _resolved[_key(context, call["family"], call["dims"], call["precision"])] = chosen
+        refined.append({"call": call, "chosen": candidates[best],
+                        "candidates": [{"config": c, "median_s": m} for c, m in zip(candidates, medians)]})
+    return refined

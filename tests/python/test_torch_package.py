@@ -453,6 +453,30 @@ class Tuning(unittest.TestCase):
             second = self.run_python(code, {"KTUNE_DB": db, "KTUNE_AUTOTUNE": "1", "KTUNE_BIN": refusing})
             self.assertEqual(second["choice"]["config"], first["choice"]["config"])
 
+    def test_refine_keeps_the_candidate_fastest_in_place(self):
+        dims = {"m": 96, "n": 80, "k": 64}
+        with tempfile.TemporaryDirectory() as scratch:
+            db = os.path.join(scratch, "refine.db")
+            with self.assertRaises(ktune.BadArgument):
+                ktune.refine(lambda: None, db=db)  # no database there yet
+            tuned = ktune.tune(family="gemm", dims=dims, precision="fp32", backend="cpu", db=db, seconds=2)[0]
+            ktune.use_database(None)
+            x, w = torch.randn(96, 64), torch.randn(80, 64)
+            with self.assertRaises(ktune.BadArgument):
+                ktune.refine(lambda: ktune.linear(x, w), db=db, top=0)
+            self.assertEqual(ktune.refine(lambda: ktune.softmax(torch.randn(3, 5)), db=db), [])  # no gemm call
+            refined = ktune.refine(lambda: ktune.linear(x, w), db=db, top=3, samples=3)
+        self.assertEqual(len(refined), 1, refined)
+        call, candidates = refined[0]["call"], refined[0]["candidates"]
+        self.assertEqual((call["family"], call["dims"]["m"], call["dims"]["epilogue"]), ("gemm", 96, 0))
+        self.assertGreaterEqual(len(candidates), 2)
+        self.assertEqual(candidates[0]["config"], tuned["config"])  # fastest alone first
+        fastest_in_place = min(candidates, key=lambda c: c["median_s"])["config"]
+        self.assertEqual(refined[0]["chosen"], fastest_in_place)
+        choice = ktune.shared_context("cpu").choose("gemm", dims, "fp32")
+        self.assertEqual((choice["source"], choice["config"]), ("given", fastest_in_place))
+        self.assertLess(float((ktune.linear(x, w) - x @ w.T).abs().max()), 1e-3)
+
     def test_a_composed_call_tunes_and_takes_its_stages_configs(self):
         # attention_block on first use: each of its stages is tuned as its own call, and the composed
         # call runs the stages' tuned configs (what choose() lists for it).
