@@ -11,12 +11,12 @@ ktune.Context, ktune.families(), ktune.tune().
 """
 from ._native import (BackendFailure, BadArgument, Context, KtuneError, NoDevice, Unsupported, families,
                       library_path, shared_context)
-from .tuning import TuneFailed, autotune, recording, refine, settings, tune, use_database
+from .tuning import TuneFailed, autotune, recording, refine, settings, tune, use_choices, use_database
 
 __version__ = "0.1.0"
 __all__ = ["BackendFailure", "BadArgument", "Context", "KtuneError", "NoDevice", "Unsupported", "TuneFailed",
            "families", "library_path", "shared_context", "autotune", "recording", "refine", "settings", "tune",
-           "use_database"]
+           "use_choices", "use_database"]
 
 try:
     import torch  # noqa: F401

@@ -270,7 +270,7 @@ def _timer(device_type):
     return events
 
 
-def refine(fn, *, db=None, top=3, samples=10, families=None):
+def refine(fn, *, db=None, top=3, samples=10, families=None, save=None):
     """For each library call `fn()` makes (in `families`, default all), tries the `top` fastest
     configs `db` (default: the database in use) verified for it on this device, running the whole
     of `fn` with each, and keeps the one with the lowest median time: this process runs it from
@@ -279,7 +279,9 @@ def refine(fn, *, db=None, top=3, samples=10, families=None):
     with the choices already made for the calls before it. `fn` takes no arguments and must be
     safe to run again (no growing state). Returns one dict per call refined: {"call",
     "candidates": [{"config", "median_s"}, ...], "chosen"}; a call with fewer than two candidates
-    keeps what it runs and is left out."""
+    keeps what it runs and is left out. With save=PATH the choices are also written to that JSON
+    file (added to what it holds for other devices and calls), for ktune.use_choices(PATH) in a
+    later process."""
     import torch
     db = os.path.abspath(os.path.expanduser(db)) if db else _settings["db"]
     if not db or not os.path.exists(db):
@@ -317,6 +319,67 @@ def refine(fn, *, db=None, top=3, samples=10, families=None):
         chosen = context.use_config(call["family"], call["dims"], call["precision"], candidates[best])
         with _lock:
             _resolved[_key(context, call["family"], call["dims"], call["precision"])] = chosen
-        refined.append({"call": call, "chosen": candidates[best],
+        refined.append({"call": call, "chosen": candidates[best], "device": context.device,
                         "candidates": [{"config": c, "median_s": m} for c, m in zip(candidates, medians)]})
+    if save:
+        _save_choices(save, refined)
     return refined
+
+
+def _choice_key(choice):
+    return (choice["backend"], choice["device"], choice["family"], json.dumps(choice["dims"], sort_keys=True),
+            choice["precision"])
+
+
+def _save_choices(path, refined):
+    path = os.path.abspath(os.path.expanduser(path))
+    kept = {}
+    if os.path.exists(path):
+        for choice in _read_choices(path):
+            kept[_choice_key(choice)] = choice
+    for entry in refined:
+        call = entry["call"]
+        choice = {"backend": call["backend"], "device": entry["device"], "family": call["family"],
+                  "dims": dict(call["dims"]), "precision": call["precision"],
+                  "config": entry["chosen"]}
+        kept[_choice_key(choice)] = choice
+    temporary = path + ".tmp"
+    with open(temporary, "w") as f:
+        json.dump({"ktune_choices": 1, "choices": list(kept.values())}, f, indent=1)
+    os.replace(temporary, path)  # a crash leaves the old file whole
+
+
+def _read_choices(path):
+    try:
+        with open(path) as f:
+            document = json.load(f)
+        choices = document["choices"]
+        for choice in choices:
+            for field in ("backend", "device", "family", "dims", "precision", "config"):
+                if field not in choice:
+                    raise KeyError(field)
+        return choices
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise _native.BadArgument(f"ktune: {path} is not a file of choices that ktune.refine(save=...) wrote: "
+                                  f"{type(e).__name__}: {e}") from e
+
+
+def use_choices(path, backend=None, device=0):
+    """Runs the configs ktune.refine(save=PATH) kept, in this process, for each call whose device
+    (by name) is this machine's: they take precedence over a database's. Returns the library's
+    choices for the calls applied."""
+    applied = []
+    for choice in _read_choices(os.path.abspath(os.path.expanduser(path))):
+        if backend is not None and choice["backend"] != backend:
+            continue
+        try:
+            context = _native.shared_context(choice["backend"], device)
+        except _native.KtuneError:
+            continue  # a backend or device this machine lacks
+        if context.device != choice["device"]:
+            continue
+        chosen = context.use_config(choice["family"], choice["dims"], choice["precision"], choice["config"])
+        with _lock:
+            _resolved[_key(context, choice["family"], choice["dims"], choice["precision"])] = chosen
+        applied.append(chosen)
+    return applied

@@ -465,7 +465,27 @@ class Tuning(unittest.TestCase):
             with self.assertRaises(ktune.BadArgument):
                 ktune.refine(lambda: ktune.linear(x, w), db=db, top=0)
             self.assertEqual(ktune.refine(lambda: ktune.softmax(torch.randn(3, 5)), db=db), [])  # no gemm call
-            refined = ktune.refine(lambda: ktune.linear(x, w), db=db, top=3, samples=3)
+            choices = os.path.join(scratch, "choices.json")
+            refined = ktune.refine(lambda: ktune.linear(x, w), db=db, top=3, samples=3, save=choices)
+            # A later process, with the database in use too, runs the saved choice: here the
+            # slowest candidate in place, written over the kept one.
+            with open(choices) as f:
+                saved = json.load(f)
+            self.assertEqual([c["config"] for c in saved["choices"]], [refined[0]["chosen"]])
+            saved["choices"][0]["config"] = refined[0]["candidates"][-1]["config"]
+            with open(choices, "w") as f:
+                json.dump(saved, f)
+            later = ("import json, torch, ktune\n"
+                     f"ktune.use_choices({choices!r})\n"
+                     "x, w = torch.randn(96, 64), torch.randn(80, 64)\n"
+                     "assert float((ktune.linear(x, w) - x @ w.T).abs().max()) < 1e-3\n"
+                     "print(json.dumps(ktune.shared_context('cpu').choose('gemm', {'m': 96, 'n': 80, 'k': 64}, 'fp32')))\n")
+            chosen = self.run_python(later, {"KTUNE_DB": db, "KTUNE_BIN": ARGS.ktune})
+            self.assertEqual(chosen["config"], refined[0]["candidates"][-1]["config"])
+            with open(choices, "w") as f:
+                f.write("{}")
+            with self.assertRaisesRegex(ktune.BadArgument, "not a file of choices"):
+                ktune.use_choices(choices)
         self.assertEqual(len(refined), 1, refined)
         call, candidates = refined[0]["call"], refined[0]["candidates"]
         self.assertEqual((call["family"], call["dims"]["m"], call["dims"]["epilogue"]), ("gemm", 96, 0))
