@@ -6,8 +6,9 @@ ops, at batch x seq 8x2048, hidden 4096, 32 heads of 128 over 8 KV heads, MLP 14
 - Llama's: ktune's split_heads rotates q and k and lays the heads out for attention in one
   launch, merge_heads lays attention's output back out as token rows; PyTorch's SDPA takes the
   grouped kv heads as they are (enable_gqa, PyTorch 2.5 and later);
-- with QK-norm (Qwen3, OLMo 2): q and k normalised per head before the rotation, ktune's
-  rmsnorm_rope fused, PyTorch's kv heads repeated for SDPA.
+- with QK-norm (Qwen3, OLMo 2): q and k normalised per head before the rotation; ktune's
+  split_heads lays out the heads, rmsnorm_rope normalises and rotates heads-first q and k;
+  PyTorch's kv heads repeated for SDPA.
 
 Times are medians of CUDA events around one forward (warm L2, as a model runs), in ns, the
 routes' forwards interleaved.
@@ -131,8 +132,10 @@ class DecoderWeights:
         angle = torch.arange(seq, device="cuda", dtype=torch.float32)[:, None] * (
             10000.0 ** (-torch.arange(0, head_dim, 2, device="cuda", dtype=torch.float32) / head_dim))
         self.cos, self.sin = angle.cos().to(DTYPE), angle.sin().to(DTYPE)
-        # Per token of the whole batch (rms_norm_rope rotates row i by cos[i], sin[i]).
-        self.cos_rows, self.sin_rows = self.cos.repeat(batch, 1).contiguous(), self.sin.repeat(batch, 1).contiguous()
+        # Per head vector of heads-first q and k, [batch, heads, seq, head_dim] as rows (rms_norm_rope
+        # rotates row i by cos[i], sin[i]): row i is position i % seq.
+        self.cos_q, self.sin_q = self.cos.repeat(batch * heads, 1), self.sin.repeat(batch * heads, 1)
+        self.cos_kv, self.sin_kv = self.cos.repeat(batch * kv_heads, 1), self.sin.repeat(batch * kv_heads, 1)
 
 
 def _pytorch_rms_norm(t, weight):
@@ -191,21 +194,15 @@ def pytorch_block(x, p):
 
 
 def ktune_block(x, p):
-    """The block with QK-norm on ktune's kernels: RMSNorm, one QKV GEMM, QK-norm + RoPE fused
-    (rmsnorm_rope, on token rows: the heads are laid out for attention by PyTorch copies), flash
-    attention (GQA, causal), the output projection adding the residual in its epilogue, the MLP."""
-    b, s, hidden = x.shape
-    qkv = ktune.linear(ktune.rms_norm(x, p.norm1), p.wqkv).view(b * s, p.heads + 2 * p.kv_heads, p.head_dim)
-    q = ktune.rms_norm_rope(qkv[:, :p.heads], p.qk_norm, p.cos_rows, p.sin_rows)
-    k = ktune.rms_norm_rope(qkv[:, p.heads:p.heads + p.kv_heads], p.qk_norm, p.cos_rows, p.sin_rows)
-    v = qkv[:, p.heads + p.kv_heads:]
-
-    def heads_first(t, n):
-        return t.view(b, s, n, p.head_dim).transpose(1, 2).contiguous()
-
-    o = ktune.flash_attention(heads_first(q, p.heads), heads_first(k, p.kv_heads), heads_first(v, p.kv_heads),
-                              causal=True)
-    return _ktune_mlp(ktune.linear(o.transpose(1, 2).reshape(b, s, hidden), p.wo, residual=x), p)
+    """The block with QK-norm on ktune's kernels: RMSNorm, one QKV GEMM, split_heads (the heads laid
+    out for attention, unrotated), QK-norm and RoPE fused on the heads-first q and k
+    (rmsnorm_rope, each row one head of one token), flash attention (GQA, causal), merge_heads,
+    the output projection adding the residual in its epilogue, the MLP."""
+    q, k, v = ktune.split_heads(ktune.linear(ktune.rms_norm(x, p.norm1), p.wqkv), p.heads, p.kv_heads)
+    q = ktune.rms_norm_rope(q.view(-1, 1, p.head_dim), p.qk_norm, p.cos_q, p.sin_q).view(q.shape)
+    k = ktune.rms_norm_rope(k.view(-1, 1, p.head_dim), p.qk_norm, p.cos_kv, p.sin_kv).view(k.shape)
+    o = ktune.flash_attention(q, k, v, causal=True)
+    return _ktune_mlp(ktune.linear(ktune.merge_heads(o), p.wo, residual=x), p)
 
 
 def main(argv):
