@@ -1,6 +1,7 @@
 """ci/gpu-check torch_tune [SECONDS]: tunes, on this card, every library call ktune's PyTorch
 modules and decoder block make in `ci/gpu-check torch` (ci/gpu/tune_torch_modules.py: at most
-SECONDS each, default 20; KTUNE_TORCH_QUICK=1 for the smaller shapes) and exports the tables.
+SECONDS each, default 20, a GEMM or attention call KTUNE_TORCH_TUNE_COMPUTE_FACTOR times that,
+default 2; KTUNE_TORCH_QUICK=1 for the smaller shapes) and exports the tables.
 Writes torch-tune.json (the calls, the failures) and tuned-cuda.tgz (the exported tables as
 tuned/cuda/: unpack it in the repository, rebuild with `KTUNE_TUNED_DIR=$PWD/tuned
 ci/build-gpu-bundle`, then run the torch phase to measure the library with this card's configs)
@@ -41,4 +42,5 @@ def run(context):
 def plan(context):
     print("== torch_tune plan")
     print(f"record the calls of ci/gpu/bench_torch_modules.py's modules and decoder block, tune each for at most "
-          f"{context.seconds(20):g} s, export tuned/cuda from {library(context)}'s calls")
+          f"{context.seconds(20):g} s (compute-bound calls {context.environ.get('KTUNE_TORCH_TUNE_COMPUTE_FACTOR', '2')} "
+          f"times that), export tuned/cuda from {library(context)}'s calls")

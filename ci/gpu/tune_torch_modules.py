@@ -7,6 +7,9 @@ the recorded families writes OUT_DIR (cuda/<family>.json tables and headers). Th
 into the library (ci/build-gpu-bundle), are what a later `ci/gpu-check torch` runs without
 compiling anything (the library would otherwise compile each tuned config on first use, with
 KTUNE_DB naming DB).
+A call of a compute-bound family (`ktune list`'s memory_bound false: the GEMMs and attention,
+where the tile matters most and a config takes longest to time) gets KTUNE_TORCH_TUNE_COMPUTE_FACTOR
+times SECONDS (default 2), so that ktune.refine has good candidates to choose among in place.
 Usage: python3 -m ci.gpu.tune_torch_modules SECONDS DB OUT_DIR [--quick]
 Prints one JSON object: {"calls": [...], "failed": [...], "export_exit": N}."""
 import json
@@ -40,14 +43,24 @@ def recorded_calls(quick):
     return calls
 
 
+def memory_bound_families():
+    """The families `ktune list` says are memory-bound."""
+    listed = subprocess.run([os.environ.get("KTUNE_BIN", "ktune"), "list", "--json"], capture_output=True, text=True,
+                            check=True)
+    return {k["kernel"] for k in json.loads(listed.stdout)["kernels"] if k["memory_bound"]}
+
+
 def main(argv):
     seconds, db, out = float(argv[0]), os.path.abspath(argv[1]), os.path.abspath(argv[2])
     calls = recorded_calls("--quick" in argv)
+    memory_bound = memory_bound_families()
+    compute_factor = float(os.environ.get("KTUNE_TORCH_TUNE_COMPUTE_FACTOR", "2"))
     failed = []
     for call in calls:
-        print(f"tune {call['family']} {call['dims']} {call['precision']}", file=sys.stderr, flush=True)
+        budget = seconds if call["family"] in memory_bound else seconds * compute_factor
+        print(f"tune {call['family']} {call['dims']} {call['precision']} ({budget:g} s)", file=sys.stderr, flush=True)
         try:
-            ktune.tune([call], db=db, seconds=seconds)
+            ktune.tune([call], db=db, seconds=budget)
         except ktune.KtuneError as e:  # a call no config of ktune runs: recorded, the others go on
             failed.append({"call": call, "error": str(e)[:300]})
     families = sorted({call["family"] for call in calls})
