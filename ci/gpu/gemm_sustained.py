@@ -107,7 +107,7 @@ def main(argv=None):
                 continue
             clock = f"{r['clock_mhz']:.0f}" if r["clock_mhz"] is not None else "-"
             power = f"{r['power_w']:.0f}" if r["power_w"] is not None else "-"
-            rows.append(f"| {name} | {flops / r["burst_s"] / 1e12:.4g} | {flops / r["sustained_s"] / 1e12:.4g} | "
+            rows.append(f"| {name} | {flops / r['burst_s'] / 1e12:.4g} | {flops / r['sustained_s'] / 1e12:.4g} | "
                         f"{r['burst_s'] / r['sustained_s']:.3f} | {clock} | {power} |")
             print(rows[-1], flush=True)
     name = torch.cuda.get_device_name(0) if args.device == "cuda" else "CPU"
