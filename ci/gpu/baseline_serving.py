@@ -9,6 +9,12 @@ call, L2 flushed before each sample, the median):
                          sort of the choices by expert and the gather of x (eager, torch.compile)
   combine:T:K:H          the weighted gather back: (expert_out[rows] * weights).sum over k
                          (eager, in a CUDA graph, torch.compile)
+  gathered:B:H:KV:D:P:T  decode attention over paged_attention's cache (pages of P tokens in a
+                         shuffled pool, ragged lengths as kernels/paged_attention/paged_attention.hpp
+                         draws them) the PyTorch way: the block table's pages gathered into
+                         contiguous K and V, then SDPA with a mask of each sequence's tokens
+                         (gather_sdpa, eager and in a CUDA graph); and SDPA alone over K and V
+                         gathered beforehand (sdpa)
 Prints {"device", "torch", "precision", "results": {CASE: {"<route>_ns" or "<route>_error"}}}.
 Usage: python3 -m ci.gpu.baseline_serving PRECISION CASE..."""
 import sys
@@ -66,7 +72,37 @@ def measure(text, precision):
             return (expert_out[rows].float() * weights[..., None]).sum(1).to(dtype)
         return timed_cases((("eager", lambda: combine), ("eager_graph", lambda: graphed(combine)),
                             ("compiled", lambda: torch.compile(combine))), timed)
+    if kind == "gathered":
+        return gathered_attention(dtype, *n)
     raise ValueError(f"unknown case {text}")
+
+
+def sequence_length(b, seq_kv):
+    """kernels/paged_attention/paged_attention.hpp's sequence_length: seq_kv for the first
+    sequence, then a spread over the last quarter."""
+    return max(1, seq_kv - (b * 7919) % (seq_kv // 4 + 1))
+
+
+def gathered_attention(dtype, batch, heads, kv_heads, head_dim, page_size, seq_kv):
+    import torch.nn.functional as F
+    max_pages = (seq_kv + page_size - 1) // page_size
+    k_cache = torch.randn(batch * max_pages, page_size, kv_heads, head_dim, device="cuda", dtype=dtype)
+    v_cache = torch.randn_like(k_cache)
+    block_table = torch.randperm(batch * max_pages, device="cuda").view(batch, max_pages)
+    q = torch.randn(batch, heads, 1, head_dim, device="cuda", dtype=dtype)
+    lengths = torch.tensor([sequence_length(b, seq_kv) for b in range(batch)], device="cuda")
+    tokens = max_pages * page_size
+    mask = (torch.arange(tokens, device="cuda")[None, :] < lengths[:, None])[:, None, None, :]
+
+    def gather(cache):  # [batch, kv_heads, tokens, head_dim]
+        return cache[block_table].view(batch, tokens, kv_heads, head_dim).transpose(1, 2)
+
+    def gather_sdpa():
+        return F.scaled_dot_product_attention(q, gather(k_cache), gather(v_cache), attn_mask=mask, enable_gqa=True)
+    k, v = gather(k_cache).contiguous(), gather(v_cache).contiguous()
+    return timed_cases((("gather_sdpa", lambda: gather_sdpa), ("gather_sdpa_graph", lambda: graphed(gather_sdpa)),
+                        ("sdpa", lambda: lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                                                enable_gqa=True))), timed)
 
 
 if __name__ == "__main__":

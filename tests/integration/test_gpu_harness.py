@@ -197,6 +197,12 @@ class GpuHarness(harness.KtuneTestCase):
         self.assertEqual(phase_serving.verdict("paged_attention", paged, None, {"copy_ns": 1e6})[2], True)  # 2.1 of 2.0 TB/s
         self.assertEqual(phase_serving.verdict("paged_attention", {**paged, "bytes_per_second": 1.3e12}, None,
                                                {"copy_ns": 1e6})[2], False)
+        # Against PyTorch's gather of the pages then SDPA (the faster of eager and graph) and SDPA alone.
+        _, bar, _ = phase_serving.verdict("paged_attention", {**paged, "ns": 100}, None,
+                                          {"copy_ns": 1e6, "gather_sdpa_ns": 400, "gather_sdpa_graph_ns": 300,
+                                           "sdpa_ns": 150})
+        self.assertIn("gather + SDPA / ktune 3.00x", bar)
+        self.assertIn("gathered before 1.50x", bar)
         self.assertEqual(phase_serving.verdict("block_sparse_attention", {"ns": 30}, {"ns": 100}, {})[2], True)
         self.assertEqual(phase_serving.verdict("block_sparse_attention", {"ns": 40}, {"ns": 100}, {})[2], False)
         grouped = {"ns": 100, "flops_per_second": 90}
