@@ -115,6 +115,13 @@ class Context:
         self.status = 1
 
 
+def bad_setting(message):
+    """Stops a phase on a setting it cannot take (an environment knob's value): the message on
+    stderr, exit 2 as for any bad input."""
+    print(message, file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
 def make_table(main, *args):
     """What a table module's main prints for these arguments, as text; or why it failed (a missing
     baseline must not stop the phase before its logs are written)."""

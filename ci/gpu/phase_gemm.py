@@ -15,7 +15,7 @@ import sqlite3
 
 from . import judge, ktune, narrow, sass, table_gemm
 from .bench_tune import bench_against_baseline
-from .context import Log
+from .context import Log, bad_setting
 from .families import shape_text
 
 SMOKE_SHAPE = "m=2000,n=1800,k=264"
@@ -126,7 +126,7 @@ def parse_narrowing(text):
     for item in text.split():
         name, _, values = item.partition("=")
         if not name or not values:
-            raise SystemExit(f"KTUNE_GEMM_NARROW: '{item}' is not NAME=VALUE,VALUE...")
+            bad_setting(f"KTUNE_GEMM_NARROW: '{item}' is not NAME=VALUE,VALUE...")
         narrowing[name] = [int(v) if v.lstrip("-").isdigit() else v for v in values.split(",")]
     return narrowing
 

@@ -14,15 +14,17 @@ its issue, in one call on one card:
         torch.matmul per expert (bar: 1.5x);
       moe_routing and moe_combine at 16k tokens (Mixtral's 8 experts top-2 of 4096, and 64
         experts top-6 of 2048), their bandwidth against a copy and their time against PyTorch.
-KTUNE_SERVING_FAMILIES (space-separated) limits the families. PyTorch's side is
+KTUNE_SERVING_FAMILIES (space-separated) limits the families; KTUNE_SERVING_PRECISION (bf16 or
+fp16, default bf16) sets the precision of every tune and baseline; KTUNE_SERVING_HEAD_DIMS (e.g.
+"64 128 256", default 128) the paged_attention head sizes. PyTorch's side is
 ci/gpu/baseline_serving.py. Writes serving.json and serving-table.md to the output."""
 import json
 
 from . import against_pytorch, ktune
 from . import families as family_descriptors
-from .context import python_module
+from .context import bad_setting, python_module
 
-PRECISION = "bf16"
+PRECISION = "bf16"  # the default; KTUNE_SERVING_PRECISION
 FAMILIES = ["paged_attention", "block_sparse_attention", "grouped_gemm", "moe_routing", "moe_combine"]
 ATTENTION = "batch=1,heads=32,seq_q=16384,seq_kv=16384,head_dim=128"
 GROUPS = [(8, 128), (8, 1024), (8, 4096), (64, 128), (64, 1024)]  # (experts, tokens per expert)
@@ -36,15 +38,16 @@ def group_sizes(m, experts):
     return sizes + [m - sum(sizes)]
 
 
-def cases(families):
+def cases(families, head_dims=(128,)):
     """[(family, shape, baseline cases, reference tune or None)] of the chosen families."""
     out = []
     if "paged_attention" in families:
-        for batch in (1, 16, 64):
-            for tokens in (4096, 16384):
-                out.append(("paged_attention",
-                            f"batch={batch},heads=32,kv_heads=8,head_dim=128,page_size=16,seq_kv={tokens}",
-                            [f"gathered:{batch}:32:8:128:16:{tokens}"], None))
+        for head_dim in head_dims:
+            for batch in (1, 16, 64):
+                for tokens in (4096, 16384):
+                    out.append(("paged_attention",
+                                f"batch={batch},heads=32,kv_heads=8,head_dim={head_dim},page_size=16,seq_kv={tokens}",
+                                [f"gathered:{batch}:32:8:{head_dim}:16:{tokens}"], None))
     if "block_sparse_attention" in families:
         for pattern in (0, 1):
             out.append(("block_sparse_attention", f"{ATTENTION},block=128,density_percent=25,pattern={pattern}", [],
@@ -70,11 +73,26 @@ def settings(context):
     return families, context.seconds(15), context.environ.get("KTUNE_SERVING_CHECK", "1") != "0"
 
 
+def precision(context):
+    chosen = context.environ.get("KTUNE_SERVING_PRECISION", PRECISION)
+    if chosen not in ("bf16", "fp16"):
+        bad_setting(f"KTUNE_SERVING_PRECISION: '{chosen}' is not bf16 or fp16")
+    return chosen
+
+
+def head_dims(context):
+    text = context.environ.get("KTUNE_SERVING_HEAD_DIMS", "128")
+    try:
+        return tuple(int(v) for v in text.split())
+    except ValueError:
+        bad_setting(f"KTUNE_SERVING_HEAD_DIMS: '{text}' is not head sizes such as \"64 128 256\"")
+
+
 def plan(context):
     families, seconds, check = settings(context)
     print("== serving plan")
-    print(f"{'checks, ' if check else ''}tunes of {' '.join(families)} in {PRECISION}, {seconds:g} s each")
-    for family, shape, baselines, reference in cases(families):
+    print(f"{'checks, ' if check else ''}tunes of {' '.join(families)} in {precision(context)}, {seconds:g} s each")
+    for family, shape, baselines, reference in cases(families, head_dims(context)):
         against = f"ktune {reference[0]} {reference[1]}" if reference else "a copy"
         print(f"  {family} {shape}; PyTorch {' '.join(baselines) or '-'}; against {against}")
 
@@ -83,7 +101,7 @@ def tune(context, kernel, shape, seconds):
     """{"ns", "bytes_per_second", "flops_per_second", "configs", "config", "exit"} of a fresh tune."""
     result_path = context.path(f"serving-{kernel}-{shape.replace('=', '_').replace(',', '_')}.json")
     # The float64 reference of the largest problems takes minutes to set up: 600 s, not the default 60.
-    rc = ktune.run(context.ktune, ktune.tune_args(kernel, "cuda", shape, PRECISION, "--time-limit", str(seconds),
+    rc = ktune.run(context.ktune, ktune.tune_args(kernel, "cuda", shape, precision(context), "--time-limit", str(seconds),
                                                   "--setup-timeout", "600", "--db", context.path("serving.db"),
                                                   "--no-export", "--json"),
                    stdout=result_path, stderr=context.path("serving.err"), timeout=int(seconds) + 600, interrupt=True)
@@ -130,9 +148,9 @@ def verdict(family, row, reference, baseline):
     return copy_share(row, baseline), f"(no bar) bandwidth of a copy's; PyTorch / ktune {against_pytorch.cell(faster, '.2f')}x", None
 
 
-def table(rows, device):
+def table(rows, device, precision=PRECISION):
     cell, us = against_pytorch.cell, against_pytorch.us
-    lines = [f"Serving and sparse families on {device}, {PRECISION}: median of flushed samples (GEMMs unflushed "
+    lines = [f"Serving and sparse families on {device}, {precision}: median of flushed samples (GEMMs unflushed "
              "in PyTorch's loop)", "",
              "| family | shape | configs | ktune us | TB/s | TFLOP/s | against | figure | bar | met | best config |",
              "|---|---|---:|---:|---:|---:|---|---:|---|---|---|"]
@@ -155,18 +173,18 @@ def run(context):
                 for precision in ("fp16", "bf16"):
                     against_pytorch.check_tune(context, print, family, "all", None, text, precision,
                                                "--strategy", "brute_force")
-    chosen = cases(families)
+    chosen = cases(families, head_dims(context))
     # Copies of each memory-bound problem's bytes, from ktune's own count (no GPU needed for it).
     copies = {}
     for family, shape, baselines, _ in chosen:
         if family in ("paged_attention", "moe_routing", "moe_combine"):
-            copies[(family, shape)] = int(ktune.problem_size(context.ktune, family, "cuda", shape, PRECISION,
+            copies[(family, shape)] = int(ktune.problem_size(context.ktune, family, "cuda", shape, precision(context),
                                                               arch="sm_90a")[0])
             baselines.append(f"copy:{copies[(family, shape)]}")
     wanted = sorted({case for _, _, baselines, _ in chosen for case in baselines})
     baseline_path = context.path("serving-baselines.json")
     with open(baseline_path, "w") as out, open(context.path("serving-baselines.err"), "w") as err:
-        rc = python_module("baseline_serving", PRECISION, *wanted, stdout=out, stderr=err, timeout=900).returncode
+        rc = python_module("baseline_serving", precision(context), *wanted, stdout=out, stderr=err, timeout=900).returncode
     measured = (ktune.load_json(baseline_path) or {}).get("results") or {}
     if rc != 0:
         print(f"baselines: exit {rc}; see serving-baselines.err", flush=True)
@@ -188,8 +206,8 @@ def run(context):
         rows.append(row)
     device = (ktune.load_json(baseline_path) or {}).get("device", "?")
     with open(context.out("serving.json"), "w") as f:
-        json.dump({"device": device, "precision": PRECISION, "seconds": seconds, "rows": rows}, f, indent=1)
-    text = table(rows, device)
+        json.dump({"device": device, "precision": precision(context), "seconds": seconds, "rows": rows}, f, indent=1)
+    text = table(rows, device, precision(context))
     with open(context.out("serving-table.md"), "w") as f:
         f.write(text)
     print(text, flush=True)

@@ -216,6 +216,16 @@ class GpuHarness(harness.KtuneTestCase):
         self.assertIn("3.00x", moe[1])
         plan = self.gpu_check("serving", env_extra={"KTUNE_GPU_PLAN": "1"}).stdout
         self.assertIn("grouped_gemm m=65536,experts=64,n=4096,k=4096", plan)
+        self.assertIn("PyTorch gathered:1:32:8:128:16:4096", plan)  # SDPA over gathered KV
+        paged = self.gpu_check("serving", env_extra={"KTUNE_GPU_PLAN": "1", "KTUNE_SERVING_FAMILIES": "paged_attention",
+                                                     "KTUNE_SERVING_HEAD_DIMS": "64 256",
+                                                     "KTUNE_SERVING_PRECISION": "fp16"}).stdout
+        self.assertIn("tunes of paged_attention in fp16", paged)
+        self.assertIn("head_dim=64,page_size=16,seq_kv=4096", paged)
+        self.assertNotIn("head_dim=128", paged)
+        bad = self.gpu_check("serving", env_extra={"KTUNE_GPU_PLAN": "1", "KTUNE_SERVING_HEAD_DIMS": "wide"})
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertIn("KTUNE_SERVING_HEAD_DIMS", bad.stderr)
 
     def test_busy_compares_the_configs_both_binaries_measured(self):
         from ci.gpu import phase_busy
