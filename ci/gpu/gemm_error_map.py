@@ -36,9 +36,10 @@ def describe(wrong, block_m, block_n):
     halves = sorted({int(r) % 16 // 8 for r in tile_rows.unique()})
     col_groups = sorted({int(c) // 8 for c in tile_cols.unique()})
     tiles = sorted({(int(r) // block_m, int(c) // block_n) for r, c in zip(rows[:20000], cols[:20000])})
+    more_groups, more_tiles = "..." if len(col_groups) > 12 else "", "..." if len(tiles) > 8 else ""
     return (f"{rows.numel()} wrong ({rows.numel() / wrong.numel():.1%}); m64 rows of the tile {sorted(consumer_rows)}, "
-            f"warp bands {bands}, halves {halves}; column groups of 8 {col_groups[:12]}{'...' if len(col_groups) > 12 else ''}"
-            f" ({len(col_groups)} of {block_n // 8}); tiles {tiles[:8]}{'...' if len(tiles) > 8 else ''}")
+            f"warp bands {bands}, halves {halves}; column groups of 8 {col_groups[:12]}{more_groups}"
+            f" ({len(col_groups)} of {block_n // 8}); tiles {tiles[:8]}{more_tiles}")
 
 
 def main(argv):

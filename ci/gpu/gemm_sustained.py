@@ -97,7 +97,8 @@ def main(argv=None):
             return ktune.linear(x, w)
         routes.append((f"ktune {label}", run))
     flops = 2.0 * m * n * k
-    rows = ["| route | burst TFLOP/s | sustained TFLOP/s | sustained / burst | SM MHz | W |", "|---|---:|---:|---:|---:|---:|"]
+    rows = ["| route | burst TFLOP/s | sustained TFLOP/s | sustained / burst | SM MHz | W |",
+            "|---|---:|---:|---:|---:|---:|"]
     with torch.no_grad():
         for name, fn in routes:
             try:

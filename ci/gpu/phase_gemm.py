@@ -2,7 +2,8 @@
 result there skips the rest); unless KTUNE_GEMM_CHECK=0, every wgmma variant brute-forced on odd
 shapes in bf16, fp16, tf32 and fp8, every mma.sync variant on odd shapes, sampled variants (all
 paths) at the family's odd shapes (family.json) over five precisions (KTUNE_GEMM_CHECK_PRECISIONS,
-e.g. "bf16 fp16", keeps only those of each), and the SASS of the largest cubins; then, unless KTUNE_GEMM_BENCH=0, each shape of KTUNE_GEMM_SHAPES (m,n,k ...) in each of
+e.g. "bf16 fp16", keeps only those of each), and the SASS of the largest cubins; then, unless
+KTUNE_GEMM_BENCH=0, each shape of KTUNE_GEMM_SHAPES (m,n,k ...) in each of
 KTUNE_GEMM_PRECISIONS (default bf16 fp16) tuned over the wgmma variants (SECONDS each, default 20)
 against cuBLASLt and cuBLAS in the same run. KTUNE_GEMM_NARROW ("block_m=128,192 stages=3,4 ...")
 narrows the bench's wgmma space and KTUNE_GEMM_STRATEGY (e.g. brute_force) picks its search; the
@@ -50,9 +51,9 @@ def check_tune(context, log, label, space, shape, precision, result, *strategy):
 
 
 def check_each(context, log, label, space, shapes, precisions, prefix, *strategy):
-    """check_tune of every shape in every precision, each into PREFIX-PRECISION-SHAPE.json; a
-    failed one fails the phase."""
-    for precision in precisions:
+    """check_tune of every shape in every precision that KTUNE_GEMM_CHECK_PRECISIONS keeps, each
+    into PREFIX-PRECISION-SHAPE.json; a failed one fails the phase."""
+    for precision in check_precisions(context, precisions):
         for shape in shapes:
             if not check_tune(context, log, label, space, shape, precision,
                               f"{prefix}-{precision}-{label_of(shape)}.json", *strategy):
@@ -79,13 +80,13 @@ def run(context):
         raise SystemExit(1)
     if context.environ.get("KTUNE_GEMM_CHECK", "1") == "1":
         log("== gemm: every wgmma variant on odd shapes")
-        check_each(context, log, "gemm wgmma", spaces["wgmma"], WGMMA_SHAPES, check_precisions(context, WGMMA_PRECISIONS), "gemm-check-wgmma",
+        check_each(context, log, "gemm wgmma", spaces["wgmma"], WGMMA_SHAPES, WGMMA_PRECISIONS, "gemm-check-wgmma",
                    "--strategy", "brute_force")
         log("== gemm: every mma.sync variant on odd shapes, both layouts of B")
-        check_each(context, log, "gemm mma", spaces["mma"], MMA_SHAPES, check_precisions(context, MMA_PRECISIONS), "gemm-check-mma",
+        check_each(context, log, "gemm mma", spaces["mma"], MMA_SHAPES, MMA_PRECISIONS, "gemm-check-mma",
                    "--strategy", "brute_force")
         log("== gemm: sampled variants (all paths) over precisions, layouts and epilogues")
-        check_each(context, log, "gemm", None, odd_shapes(context), check_precisions(context, SAMPLED_PRECISIONS), "gemm-check",
+        check_each(context, log, "gemm", None, odd_shapes(context), SAMPLED_PRECISIONS, "gemm-check",
                    "--strategy", "random", "--budget", "16")
         log(*judge.not_ok(context.path("gemm-check.db"), limit=40))
         log("== gemm: SASS of the three largest cubins")

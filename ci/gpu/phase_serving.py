@@ -73,7 +73,8 @@ def settings(context):
     return families, context.seconds(15), context.environ.get("KTUNE_SERVING_CHECK", "1") != "0"
 
 
-def precision(context):
+def serving_precision(context):
+    """The precision of every tune and baseline (KTUNE_SERVING_PRECISION)."""
     chosen = context.environ.get("KTUNE_SERVING_PRECISION", PRECISION)
     if chosen not in ("bf16", "fp16"):
         bad_setting(f"KTUNE_SERVING_PRECISION: '{chosen}' is not bf16 or fp16")
@@ -91,17 +92,18 @@ def head_dims(context):
 def plan(context):
     families, seconds, check = settings(context)
     print("== serving plan")
-    print(f"{'checks, ' if check else ''}tunes of {' '.join(families)} in {precision(context)}, {seconds:g} s each")
+    print(f"{'checks, ' if check else ''}tunes of {' '.join(families)} in {serving_precision(context)}, "
+          f"{seconds:g} s each")
     for family, shape, baselines, reference in cases(families, head_dims(context)):
         against = f"ktune {reference[0]} {reference[1]}" if reference else "a copy"
         print(f"  {family} {shape}; PyTorch {' '.join(baselines) or '-'}; against {against}")
 
 
-def tune(context, kernel, shape, seconds):
+def tune(context, kernel, shape, seconds, precision):
     """{"ns", "bytes_per_second", "flops_per_second", "configs", "config", "exit"} of a fresh tune."""
     result_path = context.path(f"serving-{kernel}-{shape.replace('=', '_').replace(',', '_')}.json")
     # The float64 reference of the largest problems takes minutes to set up: 600 s, not the default 60.
-    rc = ktune.run(context.ktune, ktune.tune_args(kernel, "cuda", shape, precision(context), "--time-limit", str(seconds),
+    rc = ktune.run(context.ktune, ktune.tune_args(kernel, "cuda", shape, precision, "--time-limit", str(seconds),
                                                   "--setup-timeout", "600", "--db", context.path("serving.db"),
                                                   "--no-export", "--json"),
                    stdout=result_path, stderr=context.path("serving.err"), timeout=int(seconds) + 600, interrupt=True)
@@ -166,25 +168,26 @@ def table(rows, device, precision=PRECISION):
 
 def run(context):
     families, seconds, check = settings(context)
+    precision = serving_precision(context)
     if check:
         for family in families:
             for shape in context.family(family).odd_shapes[:2]:
                 text = family_descriptors.shape_text(shape)
-                for precision in ("fp16", "bf16"):
-                    against_pytorch.check_tune(context, print, family, "all", None, text, precision,
+                for checked in ("fp16", "bf16"):
+                    against_pytorch.check_tune(context, print, family, "all", None, text, checked,
                                                "--strategy", "brute_force")
     chosen = cases(families, head_dims(context))
     # Copies of each memory-bound problem's bytes, from ktune's own count (no GPU needed for it).
     copies = {}
     for family, shape, baselines, _ in chosen:
         if family in ("paged_attention", "moe_routing", "moe_combine"):
-            copies[(family, shape)] = int(ktune.problem_size(context.ktune, family, "cuda", shape, precision(context),
+            copies[(family, shape)] = int(ktune.problem_size(context.ktune, family, "cuda", shape, precision,
                                                               arch="sm_90a")[0])
             baselines.append(f"copy:{copies[(family, shape)]}")
     wanted = sorted({case for _, _, baselines, _ in chosen for case in baselines})
     baseline_path = context.path("serving-baselines.json")
     with open(baseline_path, "w") as out, open(context.path("serving-baselines.err"), "w") as err:
-        rc = python_module("baseline_serving", precision(context), *wanted, stdout=out, stderr=err, timeout=900).returncode
+        rc = python_module("baseline_serving", precision, *wanted, stdout=out, stderr=err, timeout=900).returncode
     measured = (ktune.load_json(baseline_path) or {}).get("results") or {}
     if rc != 0:
         print(f"baselines: exit {rc}; see serving-baselines.err", flush=True)
@@ -192,9 +195,9 @@ def run(context):
     references = {}
     rows = []
     for family, shape, baselines, reference in chosen:
-        row = {"family": family, "shape": shape, **tune(context, family, shape, seconds)}
+        row = {"family": family, "shape": shape, **tune(context, family, shape, seconds, precision)}
         if reference and reference not in references:
-            references[reference] = tune(context, *reference, seconds)
+            references[reference] = tune(context, *reference, seconds, precision)
         baseline = {}
         for case in baselines:
             baseline.update(measured.get(case, {}))
@@ -206,8 +209,8 @@ def run(context):
         rows.append(row)
     device = (ktune.load_json(baseline_path) or {}).get("device", "?")
     with open(context.out("serving.json"), "w") as f:
-        json.dump({"device": device, "precision": precision(context), "seconds": seconds, "rows": rows}, f, indent=1)
-    text = table(rows, device, precision(context))
+        json.dump({"device": device, "precision": precision, "seconds": seconds, "rows": rows}, f, indent=1)
+    text = table(rows, device, precision)
     with open(context.out("serving-table.md"), "w") as f:
         f.write(text)
     print(text, flush=True)

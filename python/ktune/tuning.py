@@ -310,20 +310,29 @@ def refine(fn, *, db=None, top=3, samples=10, families=None, save=None):
             for config in candidates:  # first runs: compiles and loads each config before any is timed
                 context.use_config(call["family"], call["dims"], call["precision"], config)
                 fn()
+            order = list(range(len(candidates)))
             for sample in range(int(samples)):
-                for i in (list(range(len(candidates))) * 2)[sample % len(candidates):][:len(candidates)]:
+                turn = sample % len(order)
+                for i in order[turn:] + order[:turn]:  # each candidate once, the first rotating
                     context.use_config(call["family"], call["dims"], call["precision"], candidates[i])
                     times[i].append(timer(fn))
         medians = [statistics.median(t) for t in times]
         best = min(range(len(candidates)), key=medians.__getitem__)
-        chosen = context.use_config(call["family"], call["dims"], call["precision"], candidates[best])
-        with _lock:
-            _resolved[_key(context, call["family"], call["dims"], call["precision"])] = chosen
+        _keep_config(context, call["family"], call["dims"], call["precision"], candidates[best])
         refined.append({"call": call, "chosen": candidates[best], "device": context.device,
                         "candidates": [{"config": c, "median_s": m} for c, m in zip(candidates, medians)]})
     if save:
         _save_choices(save, refined)
     return refined
+
+
+def _keep_config(context, family, dims, precision, config):
+    """Runs `config` for this call from now on, resolved: a database in use does not replace it
+    at the call's first use. Returns the library's choice."""
+    chosen = context.use_config(family, dims, precision, config)
+    with _lock:
+        _resolved[_key(context, family, dims, precision)] = chosen
+    return chosen
 
 
 def _choice_key(choice):
@@ -378,8 +387,5 @@ def use_choices(path, backend=None, device=0):
             continue  # a backend or device this machine lacks
         if context.device != choice["device"]:
             continue
-        chosen = context.use_config(choice["family"], choice["dims"], choice["precision"], choice["config"])
-        with _lock:
-            _resolved[_key(context, choice["family"], choice["dims"], choice["precision"])] = chosen
-        applied.append(chosen)
+        applied.append(_keep_config(context, choice["family"], choice["dims"], choice["precision"], choice["config"]))
     return applied
